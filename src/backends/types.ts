@@ -1,0 +1,70 @@
+/**
+ * What a live probe of one endpoint found. Typed records, shared by the
+ * registry (resolution), the MCP tools and the CLI; produced only by backends/.
+ */
+import type { BackendKind } from '../config/schema.js';
+
+/** `up`: answers and serves models. `loading`: 503 Loading model. `down`: no HTTP answer. */
+export type EndpointState = 'up' | 'loading' | 'down' | 'needs_api_key' | 'error';
+
+/** Whether the machine itself answered, told apart from whether the server on it did. */
+export type HostState = 'up' | 'down' | 'unknown';
+
+export type ContextSource =
+  | 'llama.cpp /v1/models meta.n_ctx (per slot)'
+  | 'llama.cpp /props n_ctx (per slot)'
+  | 'llama.cpp /slots n_ctx'
+  | 'vllm max_model_len'
+  | 'models.yaml context'
+  | 'unknown';
+
+export interface ServedModel {
+  /** The exact id the server answers to (vLLM: a --served-model-name; llama.cpp: the alias). */
+  readonly id: string;
+  readonly aliases: readonly string[];
+  /** Per-request window in tokens, when known. */
+  readonly context: number | undefined;
+  readonly contextSource: ContextSource;
+  /** Router mode: loaded / loading / unloaded / sleeping; undefined for single-model servers. */
+  readonly routerStatus?: string | undefined;
+  readonly warnings: readonly string[];
+}
+
+export interface SlotUsage {
+  readonly total: number;
+  readonly busy: number;
+  readonly free: number;
+  readonly source: '/slots' | '/props' | '/metrics';
+}
+
+export interface LoadMetrics {
+  readonly enabled: boolean;
+  readonly requestsRunning?: number | undefined;
+  readonly requestsWaiting?: number | undefined;
+  /** vLLM only: 0..1. */
+  readonly kvCacheUsage?: number | undefined;
+}
+
+export interface EndpointProbe {
+  readonly endpoint: string;
+  readonly baseUrl: string;
+  readonly backend: BackendKind;
+  readonly host: string | undefined;
+  readonly notes: string | undefined;
+  readonly state: EndpointState;
+  readonly hostState: HostState;
+  /** One plain-language sentence: why the state is what it is. */
+  readonly reason: string;
+  readonly models: readonly ServedModel[];
+  readonly slots: SlotUsage | undefined;
+  readonly metrics: LoadMetrics;
+  /** Server facts worth showing (llama.cpp build, router mode, jinja/tool support). */
+  readonly server: {
+    readonly build?: string | undefined;
+    readonly router?: boolean | undefined;
+    /** llama.cpp chat template supports tool calls (needs --jinja). */
+    readonly toolCalls?: boolean | undefined;
+  };
+  readonly warnings: readonly string[];
+  readonly elapsedMs: number;
+}

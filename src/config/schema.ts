@@ -1,0 +1,119 @@
+/**
+ * The shape of models.yaml and its sidecar models.local.yaml. Strict: an unknown
+ * key is an error that names the key, because a typo silently ignored is a
+ * setting the user believes is on.
+ */
+import { z } from 'zod';
+
+export const BACKENDS = ['llama.cpp', 'vllm', 'other'] as const;
+export type BackendKind = (typeof BACKENDS)[number];
+
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
+
+const name = z.string().min(1, 'must not be empty');
+
+/** http(s) URL with nothing after the host but an optional trailing slash: we append /v1/... ourselves. */
+export const baseUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a URL; expected e.g. http://gpu-box:8080` });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: `"${value}" uses ${url.protocol.slice(0, -1)}; expected an http:// or https:// URL` });
+    return;
+  }
+  if (url.pathname !== '/' && url.pathname !== '') {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${value}" has a path (${url.pathname}); give the server root, e.g. ${url.protocol}//${url.host} — localagents adds /v1/messages itself`,
+    });
+  }
+  if (url.search || url.hash) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" has a query or fragment; give the server root only` });
+  }
+});
+
+const envMap = z.record(z.string(), z.string({ error: 'env values must be strings (quote numbers and booleans)' }));
+
+export const endpointSchema = z.strictObject({
+  base_url: baseUrl,
+  backend: z.enum(BACKENDS).default('llama.cpp'),
+  host: z.string().optional(),
+  notes: z.string().optional(),
+  env: envMap.optional(),
+  api_key: z.string().optional(),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+  /** Concurrent localagents jobs allowed here; defaults to the probed slot count (llama.cpp) or 4 (vLLM). */
+  max_jobs: z.number().int().min(1).max(256).optional(),
+});
+
+export const modelSchema = z.strictObject({
+  notes: z.string().default(''),
+  host: z.string().optional(),
+  served_name: z.string().min(1).optional(),
+  endpoint: z.string().min(1).optional(),
+  context: z.number().int().min(1024).max(16_777_216).optional(),
+  bring_up: z.string().optional(),
+});
+
+export const DEFAULT_SYSTEM_PROMPT_APPEND = [
+  'You are a delegate: another Claude session wrote this task for you and will review your work.',
+  'Do the task in the working directory, verify it (run the tests or commands the brief names),',
+  'and finish with a short report: what you changed (files), how you verified it, and anything left undone or uncertain.',
+  'Do not ask questions; nobody will answer. If the brief is ambiguous, make the smallest reasonable choice and say so.',
+].join(' ');
+
+export const defaultsSchema = z.strictObject({
+  model: z.string().min(1).optional(),
+  permission_mode: z.enum(PERMISSION_MODES).default('acceptEdits'),
+  /** Whether run_agent may ask for bypassPermissions at all (a prompt-injected caller must not lift it). */
+  allow_bypass_permissions: z.boolean().default(false),
+  allowed_tools: z.array(name).default(['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'Bash', 'TodoWrite', 'NotebookEdit']),
+  disallowed_tools: z.array(name).default(['Agent', 'Task']),
+  setting_sources: z.array(z.enum(SETTING_SOURCES)).default(['user', 'project', 'local']),
+  max_turns: z.number().int().min(1).max(10_000).default(200),
+  timeout_s: z.number().min(1).max(86_400).default(1800),
+  probe_timeout_s: z.number().min(0.05).max(60).default(2.5),
+  /** How long a queued job waits for its model to come back before failing. */
+  queue_grace_s: z.number().min(0).max(86_400).default(120),
+  system_prompt_append: z.string().default(DEFAULT_SYSTEM_PROMPT_APPEND),
+  dump_requests: z.boolean().default(false),
+});
+
+export const configFileSchema = z.strictObject({
+  endpoints: z.record(name, endpointSchema).default({}),
+  models: z.record(name, modelSchema.nullable().transform((m) => m ?? modelSchema.parse({}))).default({}),
+  defaults: defaultsSchema.default(defaultsSchema.parse({})),
+});
+
+export type EndpointConfig = z.infer<typeof endpointSchema>;
+export type ModelEntry = z.infer<typeof modelSchema>;
+export type Defaults = z.infer<typeof defaultsSchema>;
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** An endpoint with its name, as the rest of the program sees it. */
+export interface Endpoint extends EndpointConfig {
+  readonly name: string;
+}
+
+/** A menu entry with its name. */
+export interface ModelMenuEntry extends ModelEntry {
+  readonly name: string;
+}
+
+/** The merged registry (models.yaml + models.local.yaml), re-read on every call. */
+export interface Config {
+  /** The hand-written file, or undefined when none was found (sidecar-only or empty registry). */
+  readonly path: string | undefined;
+  /** Where register_* writes: models.local.yaml next to `path`. */
+  readonly sidecarPath: string;
+  readonly endpoints: readonly Endpoint[];
+  readonly models: readonly ModelMenuEntry[];
+  readonly defaults: Defaults;
+}
