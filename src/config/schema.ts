@@ -100,6 +100,8 @@ export type ConfigFile = z.infer<typeof configFileSchema>;
 /** An endpoint with its name, as the rest of the program sees it. */
 export interface Endpoint extends EndpointConfig {
   readonly name: string;
+  /** The key to send: `api_key`, or the value of `api_key_env` resolved at load time. */
+  readonly apiKey?: string | undefined;
 }
 
 /** A menu entry with its name. */

@@ -1,0 +1,126 @@
+/**
+ * Probe of a llama.cpp llama-server: /v1/models (ids, per-slot n_ctx), /props
+ * (slots, endpoint flags, template caps), /slots (busy/free), /metrics.
+ * Facts: ../shared/docs/backends.md §4.
+ */
+import { z } from 'zod';
+import { errorMessageOf, parseJson } from './http-get.js';
+import { metricValue, parsePrometheus } from './prometheus.js';
+import { contextWarning, findings, optional, type BackendProber } from './probe-context.js';
+import type { LoadMetrics, ServedModel, SlotUsage } from './types.js';
+
+const modelsBody = z.object({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      aliases: z.array(z.string()).optional(),
+      meta: z.looseObject({ n_ctx: z.number().optional(), n_ctx_train: z.number().optional() }).optional(),
+      status: z.looseObject({ value: z.string().optional() }).optional(),
+    }),
+  ),
+});
+
+const propsBody = z.looseObject({
+  role: z.string().optional(),
+  total_slots: z.number().optional(),
+  default_generation_settings: z.looseObject({ n_ctx: z.number().optional() }).optional(),
+  endpoint_slots: z.boolean().optional(),
+  endpoint_metrics: z.boolean().optional(),
+  build_info: z.string().optional(),
+  chat_template_caps: z.looseObject({ supports_tool_calls: z.boolean().optional() }).optional(),
+});
+
+const slotsBody = z.array(z.looseObject({ n_ctx: z.number().optional(), is_processing: z.boolean().optional() }));
+
+const SLOT_FIX = 'give each slot more with -c, or fewer --parallel';
+
+export const probeLlamaCpp: BackendProber = async (ctx) => {
+  // All four in parallel: the probe must fit in probe_timeout_s, and /v1/models is public even with --api-key.
+  const [modelsRes, propsRes, slotsRes, metricsRes] = await Promise.all([
+    ctx.get('/v1/models'),
+    optional(ctx.get('/props')),
+    optional(ctx.get('/slots')),
+    optional(ctx.get('/metrics')),
+  ]);
+  const modelsJson = parseJson(modelsRes.text);
+  if (modelsRes.status === 503) return findings.loading('llama-server', errorMessageOf(modelsJson));
+  if (modelsRes.status === 401 || propsRes?.status === 401) return findings.needsKey(ctx.endpoint.apiKey !== undefined, 'llama-server --api-key');
+  const models = modelsBody.safeParse(modelsJson);
+  if (modelsRes.status !== 200 || !models.success) {
+    return findings.failed(`GET /v1/models answered HTTP ${modelsRes.status}; is this a llama-server? (${modelsRes.text.slice(0, 120)})`);
+  }
+
+  const props = propsRes?.status === 200 ? propsBody.safeParse(parseJson(propsRes.text)).data : undefined;
+  const slotList = slotsRes?.status === 200 ? slotsBody.safeParse(parseJson(slotsRes.text)).data : undefined;
+  const metricsOn = metricsRes?.status === 200;
+  const samples = metricsOn ? parsePrometheus(metricsRes.text) : [];
+  const router = props?.role === 'router';
+  const warnings: string[] = [];
+
+  const served: ServedModel[] = models.data.data.map((m) => {
+    const fromModels = m.meta?.n_ctx;
+    const fromProps = router ? undefined : props?.default_generation_settings?.n_ctx;
+    const fromSlots = router ? undefined : slotList?.[0]?.n_ctx;
+    const context = fromModels ?? fromProps ?? fromSlots;
+    const contextSource =
+      fromModels !== undefined
+        ? 'llama.cpp /v1/models meta.n_ctx (per slot)'
+        : fromProps !== undefined
+          ? 'llama.cpp /props n_ctx (per slot)'
+          : fromSlots !== undefined
+            ? 'llama.cpp /slots n_ctx'
+            : 'unknown';
+    return {
+      id: m.id,
+      aliases: (m.aliases ?? []).filter((a) => a !== m.id),
+      context: context !== undefined && context > 0 ? context : undefined,
+      contextSource,
+      routerStatus: m.status?.value,
+      warnings: contextWarning(m.id, context !== undefined && context > 0 ? context : undefined, SLOT_FIX),
+    };
+  });
+
+  const slots = slotUsage(slotList, props?.total_slots, samples);
+  const metrics: LoadMetrics = {
+    enabled: metricsOn,
+    requestsRunning: metricValue(samples, 'llamacpp:requests_processing'),
+    requestsWaiting: metricValue(samples, 'llamacpp:requests_deferred'),
+  };
+  if (!metricsOn) warnings.push('metrics are off: start llama-server with --metrics for load and cache statistics per job');
+  if (slotList === undefined && props?.endpoint_slots === false) {
+    warnings.push('/slots is off: start llama-server with --slots to see busy/free slots');
+  }
+  const toolCalls = props?.chat_template_caps?.supports_tool_calls;
+  if (toolCalls === false) {
+    warnings.push('the chat template cannot call tools: start llama-server with --jinja (and a tool-capable template)');
+  }
+
+  return {
+    state: 'up',
+    hostState: 'up',
+    reason: served.length === 0 ? 'up, but serves no model' : `up, serving ${served.map((m) => m.id).join(', ')}`,
+    models: served,
+    slots,
+    metrics,
+    server: { build: props?.build_info, router, toolCalls },
+    warnings,
+  };
+};
+
+function slotUsage(
+  slotList: z.infer<typeof slotsBody> | undefined,
+  totalSlots: number | undefined,
+  samples: ReturnType<typeof parsePrometheus>,
+): SlotUsage | undefined {
+  if (slotList !== undefined && slotList.length > 0) {
+    const busy = slotList.filter((s) => s.is_processing === true).length;
+    return { total: slotList.length, busy, free: slotList.length - busy, source: '/slots' };
+  }
+  if (totalSlots === undefined || totalSlots <= 0) return undefined;
+  const processing = metricValue(samples, 'llamacpp:requests_processing');
+  if (processing !== undefined) {
+    const busy = Math.min(totalSlots, processing);
+    return { total: totalSlots, busy, free: totalSlots - busy, source: '/metrics' };
+  }
+  return { total: totalSlots, busy: 0, free: totalSlots, source: '/props' };
+}

@@ -1,0 +1,132 @@
+/**
+ * Model resolution: which live endpoint and served id a request means.
+ * Works only on probe results and config; never talks to a server itself.
+ */
+import type { Config, Endpoint, ModelMenuEntry } from '../config/schema.js';
+import { BadArgumentError, LocalAgentsError } from '../errors.js';
+import type { EndpointProbe, ServedModel } from '../backends/types.js';
+import { foldName, MATCH_RANK, matchName, type MatchKind } from './match.js';
+
+export interface Candidate {
+  readonly endpoint: Endpoint;
+  readonly probe: EndpointProbe;
+  readonly model: ServedModel;
+  /** The window to give Claude Code: probed, else the menu entry's `context`. */
+  readonly context: number | undefined;
+  readonly contextSource: string;
+}
+
+export interface Resolution {
+  /** Every live endpoint serving a match, best match first, then config order. */
+  readonly candidates: readonly Candidate[];
+  readonly matchedBy: MatchKind | 'default' | 'first-live';
+  readonly requested: string | undefined;
+  readonly menuEntry: ModelMenuEntry | undefined;
+}
+
+export interface ResolveRequest {
+  readonly model?: string | undefined;
+  readonly endpoint?: string | undefined;
+}
+
+/** What every endpoint serves right now, for messages that must say so. */
+export function servingNow(probes: readonly EndpointProbe[]): Array<{ endpoint: string; state: string; models: string[]; reason: string }> {
+  return probes.map((p) => ({ endpoint: p.endpoint, state: p.state, models: p.models.map((m) => m.id), reason: p.reason }));
+}
+
+function describeServing(probes: readonly EndpointProbe[]): string {
+  if (probes.length === 0) return 'No endpoints are configured in models.yaml.';
+  return `Serving now: ${probes
+    .map((p) => (p.state === 'up' ? `${p.endpoint} → ${p.models.map((m) => m.id).join(', ') || 'nothing'}` : `${p.endpoint} → ${p.state} (${p.reason})`))
+    .join('; ')}.`;
+}
+
+export function findMenuEntry(config: Config, name: string): ModelMenuEntry | undefined {
+  return config.models.find((m) => m.name === name) ?? config.models.find((m) => foldName(m.name) === foldName(name));
+}
+
+export function resolveModel(config: Config, probes: readonly EndpointProbe[], request: ResolveRequest): Resolution {
+  if (request.endpoint !== undefined && !config.endpoints.some((e) => e.name === request.endpoint)) {
+    const known = config.endpoints.map((e) => e.name);
+    throw new BadArgumentError('endpoint', `unknown endpoint "${request.endpoint}"; configured endpoints: ${known.join(', ') || '(none)'}`, {
+      details: { allowed: known },
+    });
+  }
+  const requested = request.model ?? config.defaults.model;
+  const menuEntry = requested === undefined ? undefined : findMenuEntry(config, requested);
+  const pinnedEndpoint = request.endpoint ?? menuEntry?.endpoint;
+  const live = probes.filter((p) => p.state === 'up' && (pinnedEndpoint === undefined || p.endpoint === pinnedEndpoint));
+  const endpointOf = (p: EndpointProbe): Endpoint | undefined => config.endpoints.find((e) => e.name === p.endpoint);
+  const candidate = (p: EndpointProbe, model: ServedModel): Candidate | undefined => {
+    const endpoint = endpointOf(p);
+    if (endpoint === undefined) return undefined;
+    const fallback = menuEntry?.context;
+    return {
+      endpoint,
+      probe: p,
+      model,
+      context: model.context ?? fallback,
+      contextSource: model.context !== undefined ? model.contextSource : fallback !== undefined ? 'models.yaml context' : 'unknown',
+    };
+  };
+
+  if (requested === undefined) {
+    for (const p of live) {
+      const first = p.models[0];
+      const c = first && candidate(p, first);
+      if (c) return { candidates: [c], matchedBy: 'first-live', requested, menuEntry };
+    }
+    throw unavailable(config, probes, undefined, undefined);
+  }
+
+  const term = menuEntry?.served_name ?? requested;
+  const matches: Array<{ c: Candidate; kind: MatchKind }> = [];
+  for (const p of live) {
+    for (const model of p.models) {
+      const kind = matchName(term, [model.id, ...model.aliases]) ?? (menuEntry && !menuEntry.served_name ? matchName(requested, [model.id, ...model.aliases]) : undefined);
+      const c = kind && candidate(p, model);
+      if (kind && c) matches.push({ c, kind });
+    }
+  }
+  if (matches.length === 0) throw unavailable(config, probes, requested, menuEntry);
+  // Stable sort keeps config order among equally good matches.
+  matches.sort((a, b) => MATCH_RANK[a.kind] - MATCH_RANK[b.kind]);
+  const best = matches[0]?.kind ?? 'fuzzy';
+  return {
+    candidates: matches.filter((m) => m.kind === best).map((m) => m.c),
+    matchedBy: request.model === undefined ? 'default' : best,
+    requested,
+    menuEntry,
+  };
+}
+
+/** The `model_unavailable` error: a message the calling Claude can relay to the user as is. */
+export function unavailable(
+  config: Config,
+  probes: readonly EndpointProbe[],
+  requested: string | undefined,
+  menuEntry: ModelMenuEntry | undefined,
+): LocalAgentsError {
+  const host = menuEntry?.host ?? (menuEntry?.endpoint ? config.endpoints.find((e) => e.name === menuEntry.endpoint)?.host : undefined);
+  const loadingThere = probes.filter((p) => p.state === 'loading' && (!menuEntry?.endpoint || p.endpoint === menuEntry.endpoint));
+  const parts: string[] = [];
+  if (requested === undefined) {
+    parts.push('No model is running on any configured endpoint. Ask the user to start one.');
+  } else {
+    parts.push(`${requested} is not running anywhere. Ask the user to start it${host ? ` on ${host}` : ''}.`);
+  }
+  if (menuEntry?.notes) parts.push(`Note: ${menuEntry.notes}`);
+  if (menuEntry?.bring_up) parts.push(`Start command: ${menuEntry.bring_up}`);
+  if (loadingThere.length > 0) parts.push(`Still loading: ${loadingThere.map((p) => p.endpoint).join(', ')} — it may appear shortly.`);
+  parts.push(describeServing(probes));
+  return new LocalAgentsError('model_unavailable', parts.join(' '), {
+    hint: 'Relay this to the user; localagents never starts models itself.',
+    details: {
+      requested,
+      notes: menuEntry?.notes,
+      host,
+      bring_up: menuEntry?.bring_up,
+      serving_now: servingNow(probes),
+    },
+  });
+}
