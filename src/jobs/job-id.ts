@@ -1,0 +1,25 @@
+/**
+ * Job ids: sortable by creation time, unguessable, safe as a folder and a
+ * git branch name. `20261129-111500-7gk2mq4xrz9d`: UTC time, then 60 random bits.
+ */
+import { randomBytes } from 'node:crypto';
+import { BadArgumentError } from '../errors.js';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+const JOB_ID = /^\d{8}-\d{6}-[0-9a-z]{12}$/;
+
+export function newJobId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const bytes = randomBytes(12);
+  let suffix = '';
+  for (const byte of bytes.subarray(0, 12)) suffix += ALPHABET[byte & 31];
+  return `${stamp}-${suffix}`;
+}
+
+/** Rejects anything that is not a job id before it reaches a path: no `/`, no `..`. */
+export function checkJobId(value: string, argument = 'job_id'): string {
+  if (!JOB_ID.test(value)) {
+    throw new BadArgumentError(argument, `${argument} "${value.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d (see list_jobs)`);
+  }
+  return value;
+}

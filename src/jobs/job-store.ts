@@ -1,0 +1,141 @@
+/**
+ * Job folders under the state directory: the record (job.json, rewritten
+ * atomically), the brief and the logs. The disk is the source of truth, so a
+ * new server process sees the jobs of earlier ones.
+ */
+import { mkdir, readdir, readFile, rename, writeFile, chmod } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { LocalAgentsError, errorMessage } from '../errors.js';
+import { checkJobId } from './job-id.js';
+import { jobRecordSchema, type JobRecord } from './job-record.js';
+
+export interface JobPaths {
+  readonly dir: string;
+  readonly record: string;
+  readonly task: string;
+  readonly transcript: string;
+  readonly events: string;
+  readonly requests: string;
+  readonly requestsFull: string;
+}
+
+export interface JobStore {
+  readonly root: string;
+  paths(id: string): JobPaths;
+  /** Creates the folder (0700) and writes the brief and the first record. */
+  create(record: JobRecord, task: string): Promise<JobPaths>;
+  save(record: JobRecord): Promise<void>;
+  /** The record; a `running`/`queued` one whose server died comes back `interrupted`. */
+  load(id: string): Promise<JobRecord>;
+  list(): Promise<JobRecord[]>;
+}
+
+/** `$XDG_STATE_HOME/localagents` (default ~/.local/state/localagents), or LOCALAGENTS_STATE_DIR. */
+export function stateDirFrom(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
+  if (env.LOCALAGENTS_STATE_DIR) return env.LOCALAGENTS_STATE_DIR;
+  const base = env.XDG_STATE_HOME || join(home, '.local', 'state');
+  return join(base, 'localagents');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else — alive.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function createJobStore(stateDir: string): JobStore {
+  const root = join(stateDir, 'jobs');
+
+  const paths = (id: string): JobPaths => {
+    const dir = join(root, checkJobId(id));
+    return {
+      dir,
+      record: join(dir, 'job.json'),
+      task: join(dir, 'task.txt'),
+      transcript: join(dir, 'transcript.txt'),
+      events: join(dir, 'events.jsonl'),
+      requests: join(dir, 'requests.jsonl'),
+      requestsFull: join(dir, 'requests_full.jsonl'),
+    };
+  };
+
+  const save = async (record: JobRecord): Promise<void> => {
+    const target = paths(record.id).record;
+    // Write then rename: a reader (another server, the dashboard) never sees half a record.
+    const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      await rename(temp, target);
+    } catch (err) {
+      throw new LocalAgentsError('state_unwritable', `could not write the job record ${target}: ${errorMessage(err)}`, {
+        hint: 'Free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME); the job itself keeps running.',
+        cause: err,
+      });
+    }
+  };
+
+  const reconcile = async (record: JobRecord): Promise<JobRecord> => {
+    if ((record.status !== 'running' && record.status !== 'queued') || isAlive(record.owner_pid)) return record;
+    const interrupted: JobRecord = {
+      ...record,
+      status: 'interrupted',
+      finished_at: record.finished_at ?? new Date().toISOString(),
+      error: `the localagents server that ran this job (pid ${record.owner_pid}) ended while it was ${record.status}` +
+        (record.session_id ? `; continue it with run_agent(resume_job="${record.id}")` : ''),
+    };
+    try {
+      await save(interrupted);
+    } catch {
+      // Read-only state: still report it interrupted, which is the truth.
+    }
+    return interrupted;
+  };
+
+  const load = async (id: string): Promise<JobRecord> => {
+    const file = paths(id).record;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { hint: 'list_jobs shows the jobs on record.', details: { job_id: id } });
+    }
+    const parsed = jobRecordSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) {
+      throw new LocalAgentsError('internal', `job record ${file} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    }
+    return reconcile(parsed.data);
+  };
+
+  return {
+    root,
+    paths,
+    save,
+    load,
+    async create(record, task) {
+      const p = paths(record.id);
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      await chmod(stateDir, 0o700).catch(() => undefined); // created by someone else; best effort
+      await mkdir(p.dir, { mode: 0o700 });
+      await writeFile(p.task, task, { mode: 0o600 });
+      await save(record);
+      return p;
+    },
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(root);
+      } catch {
+        return [];
+      }
+      const ids = names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+      const records = await Promise.all(ids.map((id) => load(id).catch(() => undefined)));
+      return records.filter((r): r is JobRecord => r !== undefined);
+    },
+  };
+}
