@@ -1,0 +1,79 @@
+/**
+ * Runs one headless Claude Code session through the Agent SDK's query(),
+ * with the bundled `claude` binary. Spawns it in its own process group so a
+ * cancel also ends the shells and tools it started.
+ */
+import { spawn } from 'node:child_process';
+import { query, type Options, type SDKMessage, type SpawnOptions, type SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
+
+export interface SessionRequest {
+  readonly prompt: string;
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly permissionMode: NonNullable<Options['permissionMode']>;
+  readonly allowedTools: readonly string[];
+  readonly disallowedTools: readonly string[];
+  readonly settingSources: NonNullable<Options['settingSources']>;
+  readonly systemPromptAppend: string;
+  readonly maxTurns: number;
+  readonly resume: string | undefined;
+  readonly abortController: AbortController;
+  readonly onMessage: (message: SDKMessage) => void;
+  readonly onStderr: (text: string) => void;
+  readonly onSpawn?: (pid: number) => void;
+  /** Overrides the bundled binary (tests of a crashing session). */
+  readonly executable?: string | undefined;
+}
+
+/** After the SDK's own grace period, anything left in the group gets this long before SIGKILL. */
+const KILL_GRACE_MS = 1500;
+
+function spawnInGroup(options: SpawnOptions, request: SessionRequest): SpawnedProcess {
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true, // own process group: killing -pid reaches Bash tool children too
+  });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (text: string) => request.onStderr(text));
+  if (child.pid !== undefined) request.onSpawn?.(child.pid);
+  const killGroup = (signal: NodeJS.Signals): void => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // ESRCH: the group is already gone
+    }
+  };
+  const hardStop = (): void => {
+    killGroup('SIGTERM');
+    setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+  };
+  options.signal.addEventListener('abort', hardStop, { once: true });
+  request.abortController.signal.addEventListener('abort', () => setTimeout(hardStop, 2500).unref(), { once: true });
+  // When claude itself exits, its tool children must not outlive it.
+  child.on('exit', () => killGroup('SIGKILL'));
+  return child;
+}
+
+/** Resolves when the session ends; rejects with the SDK's error (after an error result, or on a crash). */
+export async function runClaudeSession(request: SessionRequest): Promise<void> {
+  const options: Options = {
+    cwd: request.cwd,
+    env: request.env,
+    permissionMode: request.permissionMode,
+    allowedTools: [...request.allowedTools],
+    disallowedTools: [...request.disallowedTools],
+    settingSources: request.settingSources,
+    systemPrompt: { type: 'preset', preset: 'claude_code', append: request.systemPromptAppend },
+    maxTurns: request.maxTurns,
+    abortController: request.abortController,
+    spawnClaudeCodeProcess: (spawnOptions) => spawnInGroup(spawnOptions, request),
+    ...(request.resume ? { resume: request.resume } : {}),
+    ...(request.executable ? { pathToClaudeCodeExecutable: request.executable } : {}),
+  };
+  for await (const message of query({ prompt: request.prompt, options })) {
+    request.onMessage(message);
+  }
+}

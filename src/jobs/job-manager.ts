@@ -1,0 +1,364 @@
+/**
+ * The job service behind run_agent, wait_job, cancel_job and friends: creates
+ * records, queues jobs until an endpoint has a free slot, starts them, and
+ * answers questions about them. One instance per server process.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Prober } from '../backends/probe.js';
+import type { Config } from '../config/schema.js';
+import { BadArgumentError, LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { resolveModel, type Resolution } from '../registry/resolve.js';
+import type { Shim } from '../shim/routes.js';
+import { checkJobId, newJobId } from './job-id.js';
+import { FINISHED, type JobRecord } from './job-record.js';
+import { runPlacedJob, type PlacedJob } from './job-run.js';
+import type { JobPaths, JobStore } from './job-store.js';
+import { place, type EndpointLoad } from './placement.js';
+import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
+import { prepareWorktree, type PreparedWorktree } from './worktree.js';
+
+export interface JobManagerDeps {
+  readonly loadConfig: () => Promise<Config>;
+  readonly prober: Prober;
+  readonly shim: Shim & { inFlight(endpoint: string): number };
+  readonly store: JobStore;
+  readonly stateDir: string;
+  readonly log: Logger;
+  readonly parentEnv: Readonly<Record<string, string | undefined>>;
+  readonly defaultCwd: string;
+  readonly claudeExecutable?: string | undefined;
+  /** How often a non-empty queue re-probes for free slots. */
+  readonly queuePollMs?: number;
+}
+
+interface QueuedJob {
+  record: JobRecord;
+  readonly paths: JobPaths;
+  readonly task: string;
+  readonly settings: JobSettings;
+  readonly request: RunRequest;
+  readonly resumeSession: string | undefined;
+  /** Last time some live endpoint served the model; the grace period counts from here. */
+  lastServedAt: number;
+  readonly done: Promise<JobRecord>;
+  readonly finish: (record: JobRecord) => void;
+}
+
+interface Active {
+  job: PlacedJob;
+  readonly done: Promise<JobRecord>;
+}
+
+export interface EndpointJobs {
+  readonly running: number;
+  readonly queuedByModel: Record<string, number>;
+}
+
+export interface JobManager {
+  start(request: RunRequest): Promise<JobRecord>;
+  wait(id: string, timeoutS: number): Promise<JobRecord>;
+  cancel(id: string): Promise<JobRecord>;
+  get(id: string): Promise<JobRecord>;
+  list(includeFinished: boolean): Promise<JobRecord[]>;
+  tail(id: string, lines: number): Promise<string>;
+  endpointJobs(endpoint: string): EndpointJobs;
+  /** Re-check the queue now (a job ended, an endpoint was registered). */
+  pump(): void;
+  close(): Promise<void>;
+}
+
+export function createJobManager(deps: JobManagerDeps): JobManager {
+  const queue: QueuedJob[] = [];
+  const active = new Map<string, Active>();
+  const warmEndpointByTree = new Map<string, string>();
+  let pumping = false;
+  let pumpAgain = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const save = async (record: JobRecord): Promise<void> => {
+    try {
+      await deps.store.save(record);
+    } catch (err) {
+      // A full or read-only disk must not stop the job; the record in memory stays true.
+      deps.log.error('%s', errorMessage(err));
+    }
+  };
+
+  const loadOf = (endpoint: string): EndpointLoad => ({
+    ourJobs: [...active.values()].filter((a) => a.job.endpoint.name === endpoint).length,
+    ourInFlight: deps.shim.inFlight(endpoint),
+  });
+
+  const requestedModel = (q: QueuedJob): string => q.request.model ?? q.record.model.requested ?? '(default)';
+
+  const startPlaced = async (q: QueuedJob, resolution: Resolution): Promise<void> => {
+    const candidate = place({ candidates: resolution.candidates, loadOf, warmEndpoint: warmEndpointByTree.get(q.settings.cwd) });
+    if (candidate === undefined) return;
+    queue.splice(queue.indexOf(q), 1);
+    let worktree: PreparedWorktree | undefined;
+    const warnings = [...q.record.warnings, ...candidate.model.warnings];
+    if (q.settings.isolation === 'worktree') {
+      try {
+        worktree = await prepareWorktree(q.settings.cwd, join(deps.stateDir, 'worktrees'), q.record.id);
+        warnings.push(...worktree.warnings);
+      } catch (err) {
+        q.record = { ...q.record, status: 'failed', error: errorMessage(err), finished_at: new Date().toISOString() };
+        await save(q.record);
+        q.finish(q.record);
+        return;
+      }
+    }
+    const workDir = worktree?.workDir ?? q.settings.cwd;
+    warmEndpointByTree.set(q.settings.cwd, candidate.endpoint.name);
+    const job: PlacedJob = {
+      record: {
+        ...q.record,
+        status: 'running',
+        started_at: new Date().toISOString(),
+        queue: undefined,
+        work_dir: workDir,
+        warnings,
+        model: {
+          ...q.record.model,
+          served: candidate.model.id,
+          endpoint: candidate.endpoint.name,
+          context: candidate.context,
+          context_source: candidate.contextSource,
+        },
+      },
+      paths: q.paths,
+      task: q.task,
+      settings: q.settings,
+      endpoint: candidate.endpoint,
+      servedModel: candidate.model.id,
+      context: candidate.context,
+      worktree,
+      workDir,
+      resumeSession: q.resumeSession,
+      abort: new AbortController(),
+      stopReason: undefined,
+    };
+    await save(job.record);
+    const done = runPlacedJob(job, {
+      shim: deps.shim,
+      log: deps.log,
+      parentEnv: deps.parentEnv,
+      claudeExecutable: deps.claudeExecutable,
+      save,
+    })
+      .catch(async (err: unknown) => {
+        job.record = { ...job.record, status: 'failed', error: `localagents failed to run the job: ${errorMessage(err)}`, finished_at: new Date().toISOString() };
+        await save(job.record);
+        return job.record;
+      })
+      .finally(() => {
+        active.delete(q.record.id);
+        pump();
+      });
+    active.set(q.record.id, { job, done });
+    void done.then(q.finish);
+  };
+
+  const failQueued = async (q: QueuedJob, error: LocalAgentsError): Promise<void> => {
+    queue.splice(queue.indexOf(q), 1);
+    q.record = { ...q.record, status: 'failed', error: error.message, queue: undefined, finished_at: new Date().toISOString() };
+    await save(q.record);
+    q.finish(q.record);
+  };
+
+  const pumpOnce = async (): Promise<void> => {
+    if (queue.length === 0) return;
+    const config = await deps.loadConfig();
+    const probes = await deps.prober.probeAll(config);
+    const blockedModels = new Set<string>();
+    for (const q of [...queue]) {
+      const key = `${requestedModel(q)}@${q.request.endpoint ?? ''}`;
+      if (blockedModels.has(key)) continue; // first come, first served per model
+      let resolution: Resolution;
+      try {
+        resolution = resolveModel(config, probes, { model: q.request.model ?? q.record.model.requested, endpoint: q.request.endpoint });
+      } catch (err) {
+        const graceMs = config.defaults.queue_grace_s * 1000;
+        if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
+          await failQueued(q, err);
+        } else {
+          blockedModels.add(key);
+        }
+        continue;
+      }
+      q.lastServedAt = Date.now();
+      await startPlaced(q, resolution);
+      if (queue.includes(q)) blockedModels.add(key);
+    }
+    // Positions and what each waits for, for job_status.
+    for (const [index, q] of queue.entries()) {
+      const next = { position: index + 1, waiting_for: `a free slot for ${requestedModel(q)}${q.request.endpoint ? ` on ${q.request.endpoint}` : ''}` };
+      if (q.record.queue?.position !== next.position) {
+        q.record = { ...q.record, queue: next };
+        await save(q.record);
+      }
+    }
+  };
+
+  function pump(): void {
+    if (closed) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    void (async () => {
+      try {
+        do {
+          pumpAgain = false;
+          await pumpOnce();
+        } while (pumpAgain);
+      } catch (err) {
+        deps.log.error('queue: %s', errorMessage(err));
+      } finally {
+        pumping = false;
+        clearTimeout(pollTimer);
+        if (queue.length > 0 && !closed) pollTimer = setTimeout(pump, deps.queuePollMs ?? 2000);
+      }
+    })();
+  }
+
+  const enqueue = async (request: RunRequest): Promise<QueuedJob> => {
+    const config = await deps.loadConfig();
+    let resumeSession: string | undefined;
+    let effective = request;
+    if (request.resumeJob !== undefined) {
+      const previous = await deps.store.load(checkJobId(request.resumeJob, 'resume_job'));
+      if (!previous.session_id) {
+        throw new BadArgumentError('resume_job', `job ${previous.id} has no Claude Code session to resume (it never started one)`);
+      }
+      if (active.has(previous.id) || queue.some((q) => q.record.id === previous.id)) {
+        throw new BadArgumentError('resume_job', `job ${previous.id} is still ${previous.status}; wait for it or cancel it first`);
+      }
+      resumeSession = previous.session_id;
+      // Same session, same model, same tree: Claude Code finds its transcript by cwd.
+      effective = { ...request, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' };
+    }
+    const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv);
+    // Fail fast on arguments and on a model that is nowhere, before a record exists.
+    const probes = await deps.prober.probeAll(config);
+    resolveModel(config, probes, { model: effective.model, endpoint: effective.endpoint });
+
+    const id = newJobId();
+    const record: JobRecord = {
+      id,
+      status: 'queued',
+      created_at: new Date().toISOString(),
+      task_preview: request.task.slice(0, 200),
+      model: { requested: effective.model ?? config.defaults.model },
+      cwd: settings.cwd,
+      isolation: settings.isolation,
+      permission_mode: settings.permissionMode,
+      max_turns: settings.maxTurns,
+      timeout_s: settings.timeoutS,
+      allowed_tools: [...settings.allowedTools],
+      disallowed_tools: [...settings.disallowedTools],
+      resumed_from: request.resumeJob,
+      session_id: resumeSession,
+      num_turns: 0,
+      tool_calls: 0,
+      files_touched: [],
+      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
+      requests: 0,
+      warnings: [],
+      owner_pid: process.pid,
+    };
+    const paths = await deps.store.create(record, request.task);
+    let finish!: (r: JobRecord) => void;
+    const done = new Promise<JobRecord>((resolve) => {
+      finish = resolve;
+    });
+    const q: QueuedJob = { record, paths, task: request.task, settings, request: effective, resumeSession, lastServedAt: Date.now(), done, finish };
+    queue.push(q);
+    return q;
+  };
+
+  const current = (id: string): JobRecord | undefined => active.get(id)?.job.record ?? queue.find((q) => q.record.id === id)?.record;
+
+  const get = async (id: string): Promise<JobRecord> => current(checkJobId(id)) ?? deps.store.load(id);
+
+  const doneOf = (id: string): Promise<JobRecord> | undefined => active.get(id)?.done ?? queue.find((q) => q.record.id === id)?.done;
+
+  return {
+    async start(request) {
+      const q = await enqueue(request);
+      pump();
+      // Let an immediately placeable job show `running` in the answer.
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      return current(q.record.id) ?? q.record;
+    },
+    async wait(id, timeoutS) {
+      checkJobId(id);
+      const done = doneOf(id);
+      if (done === undefined) return get(id);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), timeoutS * 1000);
+      });
+      const finished = await Promise.race([done, timeout]);
+      clearTimeout(timer);
+      return finished ?? (await get(id));
+    },
+    async cancel(id) {
+      checkJobId(id);
+      const queued = queue.find((q) => q.record.id === id);
+      if (queued) {
+        queue.splice(queue.indexOf(queued), 1);
+        queued.record = { ...queued.record, status: 'cancelled', error: 'cancelled by cancel_job before it started', queue: undefined, finished_at: new Date().toISOString() };
+        await save(queued.record);
+        queued.finish(queued.record);
+        return queued.record;
+      }
+      const running = active.get(id);
+      if (running) {
+        running.job.stopReason ??= 'cancelled';
+        running.job.abort.abort();
+        return running.done;
+      }
+      return get(id);
+    },
+    get,
+    async list(includeFinished) {
+      const records = await deps.store.list();
+      const live = records.map((r) => current(r.id) ?? r);
+      return includeFinished ? live : live.filter((r) => !FINISHED.has(r.status));
+    },
+    async tail(id, lines) {
+      const paths = deps.store.paths(checkJobId(id));
+      await get(id);
+      let text: string;
+      try {
+        text = await readFile(paths.transcript, 'utf8');
+      } catch {
+        return '';
+      }
+      return text.split('\n').filter(Boolean).slice(-lines).join('\n');
+    },
+    endpointJobs(endpoint) {
+      const queuedByModel: Record<string, number> = {};
+      for (const q of queue) {
+        if (q.request.endpoint !== undefined && q.request.endpoint !== endpoint) continue;
+        queuedByModel[requestedModel(q)] = (queuedByModel[requestedModel(q)] ?? 0) + 1;
+      }
+      return { running: loadOf(endpoint).ourJobs, queuedByModel };
+    },
+    pump,
+    async close() {
+      closed = true;
+      clearTimeout(pollTimer);
+      for (const a of active.values()) {
+        a.job.stopReason ??= 'cancelled';
+        a.job.abort.abort();
+      }
+      await Promise.allSettled([...active.values()].map((a) => a.done));
+    },
+  };
+}

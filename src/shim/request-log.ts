@@ -1,0 +1,83 @@
+/**
+ * The per-job request log: requests.jsonl (one line per backend request) and,
+ * when dumping, requests_full.jsonl with the normalised body. Append-only,
+ * owner-readable, one open stream per file. Never sees credentials: callers
+ * pass entries built from bodies, never from headers.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+
+export interface Usage {
+  input_tokens?: number | undefined;
+  output_tokens?: number | undefined;
+  cache_read_input_tokens?: number | undefined;
+  cache_creation_input_tokens?: number | undefined;
+}
+
+export interface RequestLogEntry {
+  readonly t: string;
+  readonly path: string;
+  readonly method: string;
+  readonly model: string | undefined;
+  readonly messages: number | undefined;
+  readonly tools: number | undefined;
+  readonly stream: boolean;
+  readonly request_bytes: number;
+  readonly status: number;
+  readonly ttfb_ms: number | undefined;
+  readonly total_ms: number;
+  readonly usage: Usage | undefined;
+  readonly folded_system_messages: number;
+  readonly rewrites: readonly string[];
+  /** What the backend said when we translated its answer (first 300 characters). */
+  readonly original_error?: string | undefined;
+  readonly error?: string | undefined;
+}
+
+export interface RequestLog {
+  write(entry: RequestLogEntry): void;
+  /** Full normalised body; only called when dumping is on. */
+  writeFull(t: string, path: string, body: string): void;
+  readonly dumping: boolean;
+  close(): Promise<void>;
+}
+
+export function createRequestLog(requestsPath: string, fullPath: string | undefined, onError: (err: Error) => void): RequestLog {
+  let summary: WriteStream | undefined;
+  let full: WriteStream | undefined;
+  const open = (path: string): WriteStream => {
+    const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    stream.on('error', onError);
+    return stream;
+  };
+  return {
+    dumping: fullPath !== undefined,
+    write(entry) {
+      summary ??= open(requestsPath);
+      summary.write(`${JSON.stringify(entry)}\n`);
+    },
+    writeFull(t, path, body) {
+      if (fullPath === undefined) return;
+      full ??= open(fullPath);
+      // The body is already JSON; splice it in rather than parse and re-serialise 50 kB.
+      full.write(`{"t":${JSON.stringify(t)},"path":${JSON.stringify(path)},"body":${body}}\n`);
+    },
+    async close() {
+      await Promise.all(
+        [summary, full].map(async (s) => {
+          if (s === undefined || s.destroyed) return;
+          s.end();
+          await once(s, 'close');
+        }),
+      );
+    },
+  };
+}
+
+/** A log that records nothing, for side uses (local_complete without a job folder, benchmarks). */
+export const nullRequestLog: RequestLog = {
+  dumping: false,
+  write() {},
+  writeFull() {},
+  close: () => Promise.resolve(),
+};

@@ -1,0 +1,29 @@
+/**
+ * What the job side sees of the shim: open a route for a job, get its base
+ * URL, close it when the job ends. A closed route's token answers 404.
+ */
+import type { Endpoint } from '../config/schema.js';
+import type { RequestLog, RequestLogEntry } from './request-log.js';
+
+export interface RouteSpec {
+  readonly jobId: string;
+  readonly endpoint: Endpoint;
+  /** The id the backend serves; every request's `model` is rewritten to it. */
+  readonly servedModel: string;
+  /** The backend's per-request window, when known (used to fit max_tokens on vLLM). */
+  readonly context: number | undefined;
+  readonly log: RequestLog;
+  /** Called after every request with what was logged, for live counters in the record. */
+  readonly onRequest?: (entry: RequestLogEntry) => void;
+}
+
+export interface OpenRoute {
+  /** http://127.0.0.1:PORT/job/<token>: give this to Claude Code as ANTHROPIC_BASE_URL. */
+  readonly baseUrl: string;
+  close(): void;
+}
+
+export interface Shim {
+  open(spec: RouteSpec): Promise<OpenRoute>;
+  close(): Promise<void>;
+}
