@@ -17,6 +17,11 @@ const name = z.string().min(1, 'must not be empty');
 
 /** http(s) URL with nothing after the host but an optional trailing slash: we append /v1/... ourselves. */
 export const baseUrl = z.string().superRefine((value, ctx) => {
+  // "gpu-box:8080" parses as a URL with scheme "gpu-box:"; catch the missing http:// first.
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value) && URL.canParse(`http://${value}`) && !/\s/.test(value)) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" has no http:// or https:// in front; did you mean http://${value}?` });
+    return;
+  }
   let url: URL;
   try {
     url = new URL(value);
@@ -118,4 +123,6 @@ export interface Config {
   readonly endpoints: readonly Endpoint[];
   readonly models: readonly ModelMenuEntry[];
   readonly defaults: Defaults;
+  /** Where the loader looked for the hand-written file, in order (for "no config found" messages). */
+  readonly searched?: readonly string[];
 }

@@ -1,0 +1,112 @@
+/**
+ * Loads the registry: the hand-written models.yaml plus the models.local.yaml
+ * sidecar merged on top (an entry replaces the same-named entry; defaults keys
+ * override one by one), then resolves api_key_env from the environment.
+ * Reads the files on every call, so edits take effect without a restart.
+ * Never writes anything.
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { closestMatch } from './describe-schema.js';
+import { configErrorFromIssues, formatKeyPath, type ConfigIssue, type KeyPath } from './format-issues.js';
+import { isErrno, locateConfig, type LocateOptions } from './locate.js';
+import { defaultsSchema, type Config, type Endpoint, type EndpointConfig, type ModelEntry, type ModelMenuEntry } from './schema.js';
+import { validateConfigText, type ValidatedFile } from './validate-file.js';
+import { ConfigError } from '../errors.js';
+
+export interface LoadConfigOptions {
+  /** `--config PATH`. */
+  readonly configPath?: string | undefined;
+  /** The working directory `./models.yaml` is looked for in (the caller passes process.cwd()). */
+  readonly cwd: string;
+  /** Environment for LOCALAGENTS_CONFIG, XDG_CONFIG_HOME and api_key_env. */
+  readonly env: LocateOptions['env'];
+  /** Defaults to os.homedir(). */
+  readonly homeDir?: string | undefined;
+}
+
+interface Sourced<T> {
+  readonly value: T;
+  readonly from: ValidatedFile;
+}
+
+const ENV_HINT =
+  'Set the variable in the environment localagents starts with (for Claude Code: the "env" of the MCP server entry), or use api_key.';
+
+export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
+  const location = await locateConfig({ ...opts, homeDir: opts.homeDir ?? homedir() });
+  const files: ValidatedFile[] = [];
+  if (location.path !== undefined) {
+    const text = await readConfigText(location.path, location.displayPath ?? location.path, true);
+    files.push(validateConfigText(location.displayPath ?? location.path, text ?? ''));
+  }
+  if (location.sidecarPath !== location.path) {
+    const text = await readConfigText(location.sidecarPath, location.sidecarDisplayPath, false);
+    if (text !== undefined) files.push(validateConfigText(location.sidecarDisplayPath, text));
+  }
+  const fileIssues = files.flatMap((f) => f.issues);
+  if (fileIssues.length > 0) throw configErrorFromIssues(fileIssues);
+
+  // Later files win: the sidecar's entries replace the hand-written ones of the same name.
+  const endpoints = new Map<string, Sourced<EndpointConfig>>();
+  const models = new Map<string, Sourced<ModelEntry>>();
+  let writtenDefaults: Record<string, unknown> = {};
+  for (const file of files) {
+    for (const [name, value] of Object.entries(file.config?.endpoints ?? {})) endpoints.set(name, { value, from: file });
+    for (const [name, value] of Object.entries(file.config?.models ?? {})) models.set(name, { value, from: file });
+    writtenDefaults = { ...writtenDefaults, ...file.writtenDefaults };
+  }
+
+  const issues: ConfigIssue[] = [];
+  const at = (from: ValidatedFile, path: KeyPath, message: string): void => {
+    issues.push({ file: from.source.file, line: from.source.lineAt(path), key: formatKeyPath(path), message });
+  };
+  for (const [name, { value, from }] of models) {
+    if (value.endpoint !== undefined && !endpoints.has(value.endpoint)) {
+      at(from, ['models', name, 'endpoint'], unknownEndpointMessage(value.endpoint, [...endpoints.keys()]));
+    }
+  }
+  const resolved: Endpoint[] = [];
+  let envMissing = false;
+  for (const [name, { value, from }] of endpoints) {
+    let apiKey = value.api_key;
+    if (value.api_key_env !== undefined) {
+      apiKey = opts.env[value.api_key_env];
+      if (apiKey === undefined || apiKey === '') {
+        envMissing = true;
+        const state = apiKey === undefined ? 'is not set' : 'is empty';
+        at(from, ['endpoints', name, 'api_key_env'], `environment variable ${value.api_key_env} ${state}; endpoint ${name} reads its API key from it`);
+      }
+    }
+    resolved.push({ ...value, name, apiKey });
+  }
+  if (issues.length > 0) throw configErrorFromIssues(issues, envMissing ? ENV_HINT : undefined);
+
+  const menu: ModelMenuEntry[] = [...models].map(([name, { value }]) => ({ ...value, name }));
+  return {
+    path: location.path,
+    sidecarPath: location.sidecarPath,
+    endpoints: resolved,
+    models: menu,
+    // Each key was checked on its own in its file; together they still form a valid defaults block.
+    defaults: defaultsSchema.parse(writtenDefaults),
+    searched: location.searched,
+  };
+}
+
+function unknownEndpointMessage(wanted: string, known: readonly string[]): string {
+  const guess = closestMatch(wanted, known);
+  const tail =
+    guess !== undefined ? ` — did you mean ${guess}?` : known.length === 0 ? '; no endpoints are defined' : `; defined endpoints: ${known.join(', ')}`;
+  return `endpoint ${wanted} is not defined under endpoints${tail}`;
+}
+
+/** The file's text; undefined when an optional file is absent. */
+async function readConfigText(path: string, display: string, required: boolean): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if (!required && isErrno(err, 'ENOENT')) return undefined;
+    throw new ConfigError(display, `cannot read ${display}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}

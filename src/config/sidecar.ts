@@ -1,0 +1,132 @@
+/**
+ * Writes models.local.yaml, the sidecar that register_endpoint/register_model
+ * add to, so the hand-written models.yaml is never touched. Each upsert is a
+ * locked read-modify-write with an atomic replace (temp file + rename, mode
+ * 0600), so concurrent registrations from several processes all land, and a
+ * crash leaves either the old file or the new one. Comments and other entries
+ * are kept (yaml Document API).
+ */
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { isMap, type Document } from 'yaml';
+import type { z } from 'zod';
+import { BadArgumentError } from '../errors.js';
+import { withFileLock, type FileLockOptions } from './file-lock.js';
+import { configErrorFromIssues } from './format-issues.js';
+import { isErrno } from './locate.js';
+import { endpointSchema, modelSchema, type EndpointConfig, type ModelEntry } from './schema.js';
+import { schemaIssues, validateConfigText } from './validate-file.js';
+
+export type SidecarSection = 'endpoints' | 'models';
+export type EndpointInput = z.input<typeof endpointSchema>;
+export type ModelInput = z.input<typeof modelSchema>;
+
+const HEADER = [
+  ' models.local.yaml: written by localagents (register_endpoint, register_model).',
+  ' An entry here replaces the entry of the same name in models.yaml; defaults: keys override one by one.',
+  ' You may edit it by hand; localagents keeps your comments when it adds entries.',
+].join('\n');
+
+/**
+ * Adds or replaces `section.name` in the sidecar and returns the entry as the
+ * loader will see it (schema defaults applied). Throws BadArgumentError for an
+ * invalid entry and ConfigError when the existing sidecar is itself broken.
+ */
+export function upsertSidecarEntry(
+  sidecarPath: string,
+  section: 'endpoints',
+  name: string,
+  entry: EndpointInput,
+  options?: FileLockOptions,
+): Promise<EndpointConfig>;
+export function upsertSidecarEntry(
+  sidecarPath: string,
+  section: 'models',
+  name: string,
+  entry: ModelInput,
+  options?: FileLockOptions,
+): Promise<ModelEntry>;
+export async function upsertSidecarEntry(
+  sidecarPath: string,
+  section: SidecarSection,
+  name: string,
+  entry: EndpointInput | ModelInput,
+  options: FileLockOptions = {},
+): Promise<EndpointConfig | ModelEntry> {
+  const parsed = validateEntry(sidecarPath, section, name, entry);
+  await mkdir(dirname(sidecarPath), { recursive: true, mode: 0o700 });
+  await withFileLock(
+    `${sidecarPath}.lock`,
+    async () => {
+      const doc = await readSidecarDocument(sidecarPath);
+      const existing = doc.get(section, true);
+      // An absent, empty (`endpoints:`) or `{}` section gets a fresh block mapping, so entries are not written inline.
+      if (!isMap(existing) || existing.items.length === 0) doc.set(section, doc.createNode({}));
+      doc.setIn([section, name], doc.createNode(entry));
+      const text = doc.toString();
+      // The result must load; this catches anything the per-entry check cannot see.
+      const check = validateConfigText(sidecarPath, text);
+      if (check.issues.length > 0) throw configErrorFromIssues(check.issues);
+      await writeFileAtomic(sidecarPath, text);
+    },
+    options,
+  );
+  return parsed;
+}
+
+function validateEntry(
+  sidecarPath: string,
+  section: SidecarSection,
+  name: string,
+  entry: EndpointInput | ModelInput,
+): EndpointConfig | ModelEntry {
+  if (name.trim() === '') throw new BadArgumentError('name', 'name must not be empty');
+  const issues = schemaIssues(sidecarPath, { [section]: { [name]: entry } }, () => undefined);
+  const first = issues[0];
+  if (first !== undefined) {
+    const field = first.key?.split('.').at(-1) ?? 'entry';
+    throw new BadArgumentError(field, issues.map((i) => `${i.key ?? section}: ${i.message}`).join('\n'), {
+      details: { issues },
+    });
+  }
+  return section === 'endpoints' ? endpointSchema.parse(entry) : modelSchema.parse(entry);
+}
+
+/** The sidecar as an editable Document: a fresh one with a header when the file is absent or empty. */
+async function readSidecarDocument(sidecarPath: string): Promise<Document> {
+  let text = '';
+  try {
+    text = await readFile(sidecarPath, 'utf8');
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+  const validated = validateConfigText(sidecarPath, text);
+  if (validated.issues.length > 0) {
+    // Rewriting a file we cannot read would throw away what the user wrote there.
+    throw configErrorFromIssues(validated.issues, `Fix ${sidecarPath} by hand (or delete it), then register again.`);
+  }
+  const doc: Document = validated.source.doc;
+  if (!isMap(doc.contents)) doc.contents = doc.createNode({});
+  if (text.trim() === '') doc.commentBefore = HEADER;
+  return doc;
+}
+
+/** Write to a temp file in the same directory, flush, then rename over the target: readers see old or new, never half. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
+  try {
+    const handle = await open(tmp, 'wx', 0o600);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await chmod(tmp, 0o600); // the umask may have narrowed it; the file can hold API keys, so make it exact
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined); // the temp file may not exist; the original error is what matters
+    throw err;
+  }
+}

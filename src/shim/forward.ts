@@ -1,0 +1,292 @@
+/**
+ * One request through the shim: normalise the body, forward it on a pooled
+ * keep-alive connection, stream the answer back byte for byte (rewriting only
+ * llama.cpp-shaped error events), translate error answers, log the request.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import type { Dispatcher } from 'undici';
+import { classifyConnectFailure } from '../backends/connect-failure.js';
+import type { Logger } from '../log.js';
+import { normaliseRequest, type NormaliseNotes } from './normalise.js';
+import type { RequestLogEntry, Usage } from './request-log.js';
+import { clampMaxTokens } from './rewrite/max-tokens.js';
+import type { RouteSpec } from './routes.js';
+import { contextOverflowError } from './translate/context-overflow.js';
+import { translateBackendError, unreachableBackendError } from './translate/backend-error.js';
+import type { TranslatedError } from './translate/anthropic-error.js';
+import { createStreamErrorRewriter } from './translate/stream-error-rewriter.js';
+import { createSseUsageTracker, usageFromJson, type UsageResult } from './usage.js';
+import { requestHeadersForBackend, responseHeadersForClient, type UpstreamPools } from './upstream.js';
+
+export interface RouteState {
+  readonly spec: RouteSpec;
+  /** Prompt size of the last answered request: a cheap first guess of the next one's. */
+  lastPrompt: { tokens: number; bytes: number } | undefined;
+}
+
+/** Error bodies are small; a backend streaming a gigabyte of "error" is cut here. */
+const MAX_ERROR_BODY = 1024 * 1024;
+/** Pessimistic bytes per token of a JSON request body, so the guess errs towards asking count_tokens. */
+const BYTES_PER_TOKEN_LOW = 2;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > max) {
+      body.destroy();
+      chunks.push(buf.subarray(0, Math.max(0, buf.length - (size - max))));
+      break;
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tryParse(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    return undefined; // forwarded as is: the backend's own error for bad JSON is the truest answer
+  }
+}
+
+function describeRewrites(notes: NormaliseNotes | undefined): string[] {
+  if (notes === undefined) return [];
+  const out: string[] = [];
+  if (notes.foldedSystemMessages > 0) out.push(`folded ${notes.foldedSystemMessages} system message(s) in place`);
+  if (notes.billingHashNeutralised) out.push('neutralised billing-header cch');
+  if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
+  if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
+  if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
+  return out;
+}
+
+function sendError(res: ServerResponse, error: TranslatedError): void {
+  const body = JSON.stringify(error.body);
+  res.writeHead(error.status, { ...error.headers, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function numberField(value: unknown, key: string): number | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const n = (value as Record<string, unknown>)[key];
+  return typeof n === 'number' ? n : undefined;
+}
+
+/** Exact prompt size from the backend, when it can tell. */
+async function countTokens(route: RouteState, pools: UpstreamPools, body: unknown): Promise<number | undefined> {
+  const { endpoint } = route.spec;
+  const payload = Buffer.from(JSON.stringify(body));
+  try {
+    const res = await pools.pool(new URL(endpoint.base_url).origin).request({
+      method: 'POST',
+      path: '/v1/messages/count_tokens',
+      headers: requestHeadersForBackend({ 'content-type': 'application/json' }, endpoint.apiKey, payload.length),
+      body: payload,
+    });
+    const text = await readCapped(res.body, MAX_ERROR_BODY);
+    return res.statusCode === 200 ? numberField(tryParse(Buffer.from(text)), 'input_tokens') : undefined;
+  } catch {
+    return undefined; // fall back to the estimate
+  }
+}
+
+export async function forwardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathAndQuery: string,
+  route: RouteState,
+  pools: UpstreamPools,
+  log: Logger,
+): Promise<void> {
+  const started = performance.now();
+  const t = new Date().toISOString();
+  const { spec } = route;
+  const method = req.method ?? 'GET';
+  const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
+  const isMessages = method === 'POST' && pathname === '/v1/messages';
+  const isCount = method === 'POST' && pathname === '/v1/messages/count_tokens';
+  const raw = await readBody(req);
+
+  let body = raw;
+  let parsed: unknown;
+  let notes: NormaliseNotes | undefined;
+  const extra: string[] = [];
+  if (isMessages || isCount) {
+    parsed = tryParse(raw);
+    if (parsed !== undefined) {
+      const normalised = normaliseRequest(parsed, { servedModel: spec.servedModel });
+      notes = normalised.notes;
+      let outBody = normalised.body;
+      let changed = normalised.changed;
+      // vLLM rejects prompt + max_tokens > max_model_len; llama.cpp only stops early.
+      const maxTokens = numberField(outBody, 'max_tokens');
+      if (isMessages && spec.endpoint.backend === 'vllm' && spec.context !== undefined && maxTokens !== undefined) {
+        const last = route.lastPrompt;
+        const guess = last ? last.tokens + Math.max(0, raw.length - last.bytes) / BYTES_PER_TOKEN_LOW : raw.length / BYTES_PER_TOKEN_LOW;
+        if (guess + maxTokens > spec.context) {
+          const counted = await countTokens(route, pools, outBody);
+          const clamp = clampMaxTokens(outBody, { window: spec.context, promptTokens: counted ?? Math.ceil(guess), enforce: true });
+          if (clamp.overflow !== undefined) {
+            const error = contextOverflowError(clamp.overflow.promptTokens, clamp.overflow.maxPromptTokens);
+            sendError(res, error);
+            writeLog(spec, { t, method, pathname, parsed, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message });
+            return;
+          }
+          if (clamp.changed) {
+            outBody = clamp.body;
+            changed = true;
+            extra.push(`max_tokens lowered from ${maxTokens} to fit ${spec.context} (${counted === undefined ? 'estimated' : 'counted'} prompt)`);
+          }
+        }
+      }
+      if (changed) body = Buffer.from(JSON.stringify(outBody));
+    }
+  }
+  if (spec.log.dumping && parsed !== undefined) spec.log.writeFull(t, pathAndQuery, body.toString('utf8'));
+
+  const endpointUrl = new URL(spec.endpoint.base_url);
+  let upstream: Dispatcher.ResponseData;
+  try {
+    upstream = await pools.pool(endpointUrl.origin).request({
+      method: method,
+      path: pathAndQuery,
+      headers: requestHeadersForBackend(req.headers, spec.endpoint.apiKey, body.length),
+      body: method === 'GET' || method === 'HEAD' ? null : body,
+    });
+  } catch (err) {
+    const failure = classifyConnectFailure(err, endpointUrl.host, 10);
+    const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
+    sendError(res, error);
+    writeLog(spec, { t, method, pathname, parsed, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message });
+    return;
+  }
+
+  // Claude Code gave up on this request (abort, retry): stop the generation so the slot frees.
+  const onClientGone = (): void => {
+    if (!res.writableFinished) upstream.body.destroy();
+  };
+  res.on('close', onClientGone);
+
+  const status = upstream.statusCode;
+  if (status >= 400) {
+    const text = await readCapped(upstream.body, MAX_ERROR_BODY);
+    if (isCount && (status === 404 || status === 405 || status === 501)) {
+      // A backend without count_tokens: an estimate keeps /context and friends working.
+      const estimate = JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(estimate) });
+      res.end(estimate);
+      writeLog(spec, { t, method, pathname, parsed, raw, status: 200, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'count_tokens estimated (backend has none)'] });
+      return;
+    }
+    const translated = translateBackendError({ status, headers: upstream.headers, body: text, backend: spec.endpoint.backend, endpoint: spec.endpoint.name });
+    sendError(res, translated);
+    writeLog(spec, {
+      t, method, pathname, parsed, raw, status: translated.status, started, ttfb: undefined, usage: undefined, notes,
+      extra: translated.kind === 'passthrough' ? extra : [...extra, `translated backend ${status} (${translated.kind}) → ${translated.status}`],
+      original: translated.original.slice(0, 300),
+      error: translated.body.error.message,
+    });
+    return;
+  }
+
+  res.writeHead(status, responseHeadersForClient(upstream.headers));
+  const contentType = String(upstream.headers['content-type'] ?? '');
+  const streaming = contentType.includes('text/event-stream');
+  const tracker = streaming ? createSseUsageTracker({ backend: spec.endpoint.backend }) : undefined;
+  const rewriter = streaming ? createStreamErrorRewriter({ backend: spec.endpoint.backend, endpoint: spec.endpoint.name }) : undefined;
+  const jsonChunks: Buffer[] = [];
+  let ttfb: number | undefined;
+  let cut: string | undefined;
+  try {
+    for await (const chunk of upstream.body) {
+      const buf = chunk as Buffer;
+      ttfb ??= performance.now() - started;
+      let out = buf;
+      if (tracker && rewriter) {
+        tracker.push(buf);
+        out = rewriter.push(buf);
+      } else jsonChunks.push(buf);
+      if (out.length > 0 && !res.write(out)) await once(res, 'drain');
+    }
+    if (rewriter) {
+      const tail = rewriter.end();
+      if (tail.length > 0) res.write(tail);
+    }
+  } catch (err) {
+    cut = err instanceof Error ? err.message : String(err);
+  }
+  if (cut !== undefined && !res.destroyed && streaming) {
+    // Claude Code retries a stream that ends in an overloaded error, as it does a 529.
+    const event = { type: 'error', error: { type: 'overloaded_error', message: `The model server ${spec.endpoint.name} closed the stream mid-answer (${cut}); retrying is safe.` } };
+    res.write(`event: error\ndata: ${JSON.stringify(event)}\n\n`);
+  }
+  res.off('close', onClientGone);
+  res.end();
+
+  let usage: UsageResult | undefined;
+  if (tracker) usage = tracker.result();
+  else if (jsonChunks.length > 0) usage = usageFromJson(tryParse(Buffer.concat(jsonChunks)));
+  const promptTokens = (usage?.input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
+  if (isMessages && promptTokens > 0) route.lastPrompt = { tokens: promptTokens, bytes: raw.length };
+  writeLog(spec, {
+    t, method, pathname, parsed, raw, status, started, ttfb, notes,
+    usage: usage && { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens },
+    extra: cut !== undefined ? [...extra, 'stream cut by the backend'] : extra,
+    error: cut ?? usage?.error?.message,
+  });
+  if (cut !== undefined) log.warn('shim: %s stream from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
+}
+
+interface LogFacts {
+  t: string;
+  method: string;
+  pathname: string;
+  parsed: unknown;
+  raw: Buffer;
+  status: number;
+  started: number;
+  ttfb: number | undefined;
+  usage: Usage | undefined;
+  notes: NormaliseNotes | undefined;
+  extra: string[];
+  original?: string;
+  error?: string | undefined;
+}
+
+function writeLog(spec: RouteSpec, f: LogFacts): void {
+  const messages = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { messages?: unknown }).messages : undefined;
+  const tools = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { tools?: unknown }).tools : undefined;
+  const model = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { model?: unknown }).model : undefined;
+  const stream = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { stream?: unknown }).stream === true : false;
+  const entry: RequestLogEntry = {
+    t: f.t,
+    path: f.pathname,
+    method: f.method,
+    model: typeof model === 'string' ? model : undefined,
+    messages: Array.isArray(messages) ? messages.length : undefined,
+    tools: Array.isArray(tools) ? tools.length : undefined,
+    stream,
+    request_bytes: f.raw.length,
+    status: f.status,
+    ttfb_ms: f.ttfb === undefined ? undefined : Math.round(f.ttfb * 100) / 100,
+    total_ms: Math.round((performance.now() - f.started) * 100) / 100,
+    usage: f.usage,
+    folded_system_messages: f.notes?.foldedSystemMessages ?? 0,
+    rewrites: [...describeRewrites(f.notes), ...f.extra],
+    original_error: f.original,
+    error: f.error,
+  };
+  spec.log.write(entry);
+  spec.onRequest?.(entry);
+}

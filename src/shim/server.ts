@@ -1,0 +1,104 @@
+/**
+ * The shim's HTTP server: one per localagents process, on 127.0.0.1 and an
+ * ephemeral port, started on first use. Routes /job/<token>/… to the job's
+ * endpoint; an unknown or finished token gets an Anthropic 404 and reaches no
+ * backend.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../log.js';
+import { forwardRequest, type RouteState } from './forward.js';
+import type { OpenRoute, RouteSpec, Shim } from './routes.js';
+import { createUpstreamPools } from './upstream.js';
+
+const JOB_PREFIX = '/job/';
+
+export interface ShimServer extends Shim {
+  /** Requests of ours in flight to an endpoint right now (they occupy slots). */
+  inFlight(endpoint: string): number;
+  /** The port, once started. */
+  port(): number | undefined;
+}
+
+function notFound(res: ServerResponse): void {
+  const body = JSON.stringify({
+    type: 'error',
+    error: { type: 'not_found_error', message: 'unknown or finished localagents job: this URL is valid only while its job runs' },
+  });
+  res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-should-retry': 'false' });
+  res.end(body);
+}
+
+export function createShimServer(log: Logger): ShimServer {
+  const routes = new Map<string, RouteState>();
+  const inFlight = new Map<string, number>();
+  const pools = createUpstreamPools();
+  let server: Server | undefined;
+  let listening: Promise<number> | undefined;
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    if (!url.startsWith(JOB_PREFIX)) return notFound(res);
+    const slash = url.indexOf('/', JOB_PREFIX.length);
+    const token = slash === -1 ? url.slice(JOB_PREFIX.length) : url.slice(JOB_PREFIX.length, slash);
+    const route = routes.get(token);
+    if (route === undefined) {
+      req.resume();
+      return notFound(res);
+    }
+    const endpoint = route.spec.endpoint.name;
+    inFlight.set(endpoint, (inFlight.get(endpoint) ?? 0) + 1);
+    forwardRequest(req, res, slash === -1 ? '/' : url.slice(slash), route, pools, log)
+      .catch((err: unknown) => {
+        log.error('shim: %s', err instanceof Error ? err.stack : String(err));
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'localagents shim internal error' } }));
+        } else res.destroy();
+      })
+      .finally(() => inFlight.set(endpoint, (inFlight.get(endpoint) ?? 1) - 1));
+  };
+
+  const start = (): Promise<number> => {
+    listening ??= new Promise<number>((resolve, reject) => {
+      const s = createServer({ keepAliveTimeout: 60_000, requestTimeout: 0 }, handle);
+      s.on('error', reject);
+      // Loopback only: the shim carries a user's prompts and files.
+      s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port));
+      server = s;
+    });
+    return listening;
+  };
+
+  return {
+    async open(spec: RouteSpec): Promise<OpenRoute> {
+      const port = await start();
+      // 192 bits from the CSPRNG: the token is the only thing standing between a local process and the backend.
+      const token = randomBytes(24).toString('base64url');
+      routes.set(token, { spec, lastPrompt: undefined });
+      return {
+        baseUrl: `http://127.0.0.1:${port}${JOB_PREFIX}${token}`,
+        close: () => {
+          routes.delete(token);
+        },
+      };
+    },
+    inFlight: (endpoint) => inFlight.get(endpoint) ?? 0,
+    port: () => {
+      const address = server?.address();
+      return address && typeof address === 'object' ? address.port : undefined;
+    },
+    async close() {
+      routes.clear();
+      const s = server;
+      server = undefined;
+      listening = undefined;
+      if (s) {
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+      await pools.close();
+    },
+  };
+}

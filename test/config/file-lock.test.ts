@@ -1,0 +1,61 @@
+/**
+ * The sidecar's cross-process lock: one holder at a time, released on error,
+ * a lock left by a crashed process is broken, a live one makes waiters give up
+ * with a message naming the lock file.
+ */
+import { readdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withFileLock } from '../../src/config/file-lock.js';
+import { LocalAgentsError } from '../../src/errors.js';
+import { makeTempDir, type TempDir } from './temp-dir.js';
+
+let tmp: TempDir;
+let lock: string;
+beforeEach(async () => {
+  tmp = await makeTempDir();
+  lock = join(tmp.path, 'models.local.yaml.lock');
+});
+afterEach(() => tmp.remove());
+
+describe('withFileLock', () => {
+  it('never lets two holders overlap', async () => {
+    let inside = 0;
+    let most = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        withFileLock(lock, async () => {
+          inside++;
+          most = Math.max(most, inside);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          inside--;
+        }),
+      ),
+    );
+    expect(most).toBe(1);
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+
+  it('releases the lock when the work throws', async () => {
+    await expect(withFileLock(lock, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await readdir(tmp.path)).toEqual([]);
+    await expect(withFileLock(lock, () => Promise.resolve('again'))).resolves.toBe('again');
+  });
+
+  it('breaks a lock left by a crashed process once it is older than staleMs', async () => {
+    await writeFile(lock, '12345 crashed\n');
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    await utimes(lock, aMinuteAgo, aMinuteAgo);
+    await expect(withFileLock(lock, () => Promise.resolve('ran'), { staleMs: 10_000, timeoutMs: 5_000 })).resolves.toBe('ran');
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+
+  it('gives up on a live lock after timeoutMs, naming the lock file, and leaves it in place', async () => {
+    await writeFile(lock, '12345 busy\n');
+    const err = await withFileLock(lock, () => Promise.resolve('ran'), { staleMs: 60_000, timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LocalAgentsError);
+    expect((err as LocalAgentsError).code).toBe('state_unwritable');
+    expect((err as LocalAgentsError).message).toBe(`${lock}: still locked after 100 ms; another localagents process is writing it`);
+    expect(await readdir(tmp.path)).toEqual(['models.local.yaml.lock']);
+  });
+});
