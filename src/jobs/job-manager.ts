@@ -355,7 +355,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       closed = true;
       clearTimeout(pollTimer);
       for (const a of active.values()) {
-        a.job.stopReason ??= 'cancelled';
+        a.job.stopReason ??= 'shutdown';
         a.job.abort.abort();
       }
       await Promise.allSettled([...active.values()].map((a) => a.done));

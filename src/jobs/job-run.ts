@@ -20,7 +20,8 @@ import { newProgress, observe } from './session-observer.js';
 import { buildSessionEnv } from './session-env.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
-export type StopReason = 'cancelled' | 'timeout';
+/** Why we stopped a session ourselves: cancel_job, timeout_s, or the server shutting down. */
+export type StopReason = 'cancelled' | 'timeout' | 'shutdown';
 
 export interface RunDeps {
   readonly shim: Shim;
@@ -162,6 +163,9 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   if (job.stopReason === 'cancelled') {
     status = 'cancelled';
     error = 'cancelled by cancel_job';
+  } else if (job.stopReason === 'shutdown') {
+    status = 'interrupted';
+    error = `the localagents server shut down while the job ran; continue it with run_agent(resume_job="${job.record.id}")`;
   } else if (job.stopReason === 'timeout') {
     status = 'timeout';
     error = `stopped after timeout_s=${job.settings.timeoutS} s`;

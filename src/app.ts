@@ -1,0 +1,97 @@
+/**
+ * The services every edge (MCP server, CLI, dashboard) calls, wired once.
+ * Edges validate input, call one of these and format the result.
+ */
+import { createProber, type Prober } from './backends/probe.js';
+import { loadConfig } from './config/load.js';
+import type { Config, EndpointConfig, ModelEntry } from './config/schema.js';
+import { upsertSidecarEntry } from './config/sidecar.js';
+import type { EndpointProbe } from './backends/types.js';
+import { createJobManager, type JobManager } from './jobs/job-manager.js';
+import { createJobStore, stateDirFrom, type JobStore } from './jobs/job-store.js';
+import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/local-complete.js';
+import type { Logger } from './log.js';
+import { buildModelList, type ModelListing } from './registry/model-list.js';
+import { createShimServer, type ShimServer } from './shim/server.js';
+
+export interface AppOptions {
+  readonly configPath?: string | undefined;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly log: Logger;
+  readonly stateDir?: string | undefined;
+  readonly claudeExecutable?: string | undefined;
+  readonly queuePollMs?: number | undefined;
+}
+
+export interface App {
+  readonly stateDir: string;
+  readonly prober: Prober;
+  readonly shim: ShimServer;
+  readonly store: JobStore;
+  readonly jobs: JobManager;
+  loadConfig(): Promise<Config>;
+  listModels(): Promise<ModelListing>;
+  registerEndpoint(name: string, entry: EndpointConfig): Promise<{ sidecar: string; entry: EndpointConfig; probe: EndpointProbe }>;
+  registerModel(name: string, entry: ModelEntry): Promise<{ sidecar: string; entry: ModelEntry; listing: ModelListing }>;
+  complete(request: CompleteRequest): Promise<CompleteResult>;
+  close(): Promise<void>;
+}
+
+export function createApp(options: AppOptions): App {
+  const stateDir = options.stateDir ?? stateDirFrom(options.env);
+  const load = (): Promise<Config> => loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
+  const prober = createProber();
+  const shim = createShimServer(options.log);
+  const store = createJobStore(stateDir);
+  const jobs = createJobManager({
+    loadConfig: load,
+    prober,
+    shim,
+    store,
+    stateDir,
+    log: options.log,
+    parentEnv: options.env,
+    defaultCwd: options.cwd,
+    claudeExecutable: options.claudeExecutable,
+    queuePollMs: options.queuePollMs,
+  });
+
+  const listModels = async (): Promise<ModelListing> => {
+    const config = await load();
+    const probes = await prober.probeAll(config);
+    return buildModelList(config, probes, (endpoint) => jobs.endpointJobs(endpoint));
+  };
+
+  return {
+    stateDir,
+    prober,
+    shim,
+    store,
+    jobs,
+    loadConfig: load,
+    listModels,
+    async registerEndpoint(name, entry) {
+      const config = await load();
+      const written = await upsertSidecarEntry(config.sidecarPath, 'endpoints', name, entry);
+      const merged = await load();
+      const endpoint = merged.endpoints.find((e) => e.name === name);
+      const probe = endpoint
+        ? await prober.probeEndpoint(endpoint, merged.defaults.probe_timeout_s)
+        : await prober.probeEndpoint({ name, ...written }, merged.defaults.probe_timeout_s);
+      jobs.pump(); // a new endpoint may be what a queued job waits for
+      return { sidecar: config.sidecarPath, entry: written, probe };
+    },
+    async registerModel(name, entry) {
+      const config = await load();
+      const written = await upsertSidecarEntry(config.sidecarPath, 'models', name, entry);
+      return { sidecar: config.sidecarPath, entry: written, listing: await listModels() };
+    },
+    complete: (request) => localComplete({ loadConfig: load, prober, shim }, request),
+    async close() {
+      await jobs.close();
+      await shim.close();
+      await prober.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * local_complete: one generation, no tools, no agent loop. Goes through the
+ * shim like a job does, so it gets the same model rewrite and error
+ * translation instead of a raw backend body.
+ */
+import { request } from 'undici';
+import type { Prober } from '../backends/probe.js';
+import type { Config } from '../config/schema.js';
+import { LocalAgentsError } from '../errors.js';
+import { resolveModel } from '../registry/resolve.js';
+import { nullRequestLog } from '../shim/request-log.js';
+import type { Shim } from '../shim/routes.js';
+
+export interface CompleteRequest {
+  readonly prompt: string;
+  readonly model?: string | undefined;
+  readonly endpoint?: string | undefined;
+  readonly system?: string | undefined;
+  readonly maxTokens?: number | undefined;
+  readonly temperature?: number | undefined;
+}
+
+export interface CompleteResult {
+  readonly text: string;
+  readonly stop_reason: string | null;
+  readonly usage: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number };
+  readonly model: string;
+  readonly endpoint: string;
+}
+
+interface MessageBody {
+  content?: Array<{ type?: string; text?: string }>;
+  stop_reason?: string | null;
+  usage?: CompleteResult['usage'];
+  error?: { message?: string };
+}
+
+export async function localComplete(deps: { loadConfig: () => Promise<Config>; prober: Prober; shim: Shim }, req: CompleteRequest): Promise<CompleteResult> {
+  const config = await deps.loadConfig();
+  const probes = await deps.prober.probeAll(config);
+  const candidate = resolveModel(config, probes, { model: req.model, endpoint: req.endpoint }).candidates[0];
+  if (candidate === undefined) throw new LocalAgentsError('internal', 'resolution returned no candidate');
+  const route = await deps.shim.open({
+    jobId: 'local_complete',
+    endpoint: candidate.endpoint,
+    servedModel: candidate.model.id,
+    context: candidate.context,
+    log: nullRequestLog,
+  });
+  try {
+    const body = {
+      model: candidate.model.id,
+      max_tokens: req.maxTokens ?? 1024,
+      messages: [{ role: 'user', content: req.prompt }],
+      ...(req.system !== undefined ? { system: req.system } : {}),
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      stream: false,
+    };
+    const res = await request(`${route.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(body),
+    });
+    const answer = (await res.body.json()) as MessageBody;
+    if (res.statusCode >= 400) {
+      throw new LocalAgentsError('backend_error', `${candidate.endpoint.name} answered HTTP ${res.statusCode}: ${answer.error?.message ?? 'no message'}`, {
+        details: { endpoint: candidate.endpoint.name, status: res.statusCode },
+      });
+    }
+    const text = (answer.content ?? []).filter((b) => b.type === 'text').map((b) => b.text ?? '').join('');
+    return { text, stop_reason: answer.stop_reason ?? null, usage: answer.usage ?? {}, model: candidate.model.id, endpoint: candidate.endpoint.name };
+  } finally {
+    route.close();
+  }
+}

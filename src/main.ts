@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * The composition root: the only place that reads the process (argv, env,
+ * cwd) and decides exit codes. Everything else takes what it needs as input.
+ */
+import { readFileSync } from 'node:fs';
+import { buildProgram, type CliContext } from './cli/program.js';
+import { printError } from './cli/output.js';
+import { isLocalAgentsError } from './errors.js';
+import { createLogger } from './log.js';
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+async function main(): Promise<number> {
+  const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), exitCode: 0 };
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(process.argv);
+    return ctx.exitCode;
+  } catch (err) {
+    const debug = process.env.LOCALAGENTS_LOG === 'debug';
+    if (isLocalAgentsError(err)) {
+      printError(err.message, err.hint);
+      if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
+      return err.code === 'bad_argument' ? 2 : 1;
+    }
+    printError(err instanceof Error ? err.message : String(err), debug ? undefined : 'Run with LOCALAGENTS_LOG=debug for the stack trace.');
+    if (debug && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,37 @@
+/**
+ * How a job record is shown to the calling Claude: the record plus elapsed
+ * time and a one-paragraph summary of what to do next.
+ */
+import type { JobRecord } from '../jobs/job-record.js';
+import { FINISHED } from '../jobs/job-record.js';
+
+export function elapsedSeconds(record: JobRecord, now: Date = new Date()): number {
+  const start = Date.parse(record.started_at ?? record.created_at);
+  const end = record.finished_at ? Date.parse(record.finished_at) : now.getTime();
+  return Math.max(0, Math.round((end - start) / 100) / 10);
+}
+
+export function jobView(record: JobRecord): Record<string, unknown> {
+  return { ...record, elapsed_s: elapsedSeconds(record) };
+}
+
+/** One readable paragraph: the job log's human reader and the calling Claude both start here. */
+export function jobSummary(record: JobRecord): string {
+  const lines = [`job ${record.id}: ${record.status} after ${elapsedSeconds(record)} s — ${record.model.served ?? record.model.requested ?? 'model pending'}${record.model.endpoint ? ` on ${record.model.endpoint}` : ''}`];
+  if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
+  lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
+  if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
+  if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
+  if (record.worktree?.kept) {
+    lines.push(`worktree kept: ${record.worktree.path} (branch ${record.worktree.branch}, base ${record.worktree.base_commit.slice(0, 12)})`);
+    if (record.worktree.diffstat) lines.push(record.worktree.diffstat);
+    for (const [what, command] of Object.entries(record.worktree.commands)) lines.push(`${what}: ${command}`);
+  }
+  for (const warning of record.warnings) lines.push(`warning: ${warning}`);
+  if (record.result) lines.push(`result: ${record.result}`);
+  if (record.error) lines.push(`error: ${record.error}`);
+  if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
+  else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
+  else if (record.status === 'interrupted' && record.session_id) lines.push(`Continue it with run_agent(resume_job="${record.id}", task="…").`);
+  return lines.join('\n');
+}

@@ -1,0 +1,36 @@
+/**
+ * Output schemas the calling Claude sees. Loose on purpose: they promise the
+ * fields a caller relies on and allow the record to grow.
+ */
+import { z } from 'zod';
+import { JOB_STATUSES } from '../jobs/job-record.js';
+
+export const jobOutput = {
+  id: z.string().describe('Job id, for wait_job / job_status / job_log / cancel_job / resume_job'),
+  status: z.enum(JOB_STATUSES),
+  elapsed_s: z.number(),
+  model: z.looseObject({ requested: z.string().optional(), served: z.string().optional(), endpoint: z.string().optional() }),
+  files_touched: z.array(z.string()),
+  result: z.string().optional(),
+  error: z.string().optional(),
+  worktree: z.looseObject({ path: z.string(), branch: z.string(), kept: z.boolean(), diffstat: z.string() }).optional(),
+};
+
+export const jobListOutput = {
+  jobs: z.array(z.looseObject({ id: z.string(), status: z.enum(JOB_STATUSES) })),
+};
+
+export const modelListOutput = {
+  config: z.string(),
+  endpoints: z.array(
+    z.looseObject({
+      endpoint: z.string(),
+      state: z.string(),
+      hostState: z.string(),
+      reason: z.string(),
+      models: z.array(z.looseObject({ id: z.string(), context: z.number().optional() })),
+    }),
+  ),
+  menu: z.array(z.looseObject({ name: z.string(), notes: z.string(), live_on: z.array(z.string()) })),
+  next_steps: z.string(),
+};

@@ -1,0 +1,22 @@
+/**
+ * The MCP server: tools over the app's services, and instructions that tell
+ * the calling Claude the workflow. Transports are attached by main.ts.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { App } from '../app.js';
+import { WORKFLOW_GUIDANCE } from '../registry/model-list.js';
+import { registerTools } from './tools/index.js';
+
+export const SERVER_INSTRUCTIONS = [
+  'localagents runs delegated Claude Code sessions on the user\'s own GPU servers (llama.cpp or vLLM).',
+  'Workflow: list_models → say which served model you will use → run_agent → wait_job / job_status / job_log → review.',
+  WORKFLOW_GUIDANCE,
+  'Good delegations are well specified and verifiable: tests, CLI flags, refactors with a pinned interface, independent halves in parallel worktrees (isolation: "worktree").',
+  'If a model is not running, relay the model_unavailable message to the user: localagents never starts models.',
+].join('\n');
+
+export function createMcpServer(app: App, version: string): McpServer {
+  const server = new McpServer({ name: 'localagents', version }, { instructions: SERVER_INSTRUCTIONS });
+  registerTools(server, app);
+  return server;
+}

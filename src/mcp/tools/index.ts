@@ -1,0 +1,30 @@
+/** Every MCP tool, registered in the order a caller uses them. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { App } from '../../app.js';
+import { registerCancelJob } from './cancel-job.js';
+import { registerJobLog } from './job-log.js';
+import { registerJobStatus } from './job-status.js';
+import { registerListJobs } from './list-jobs.js';
+import { registerListModels } from './list-models.js';
+import { registerLocalComplete } from './local-complete.js';
+import { registerRegisterEndpoint } from './register-endpoint.js';
+import { registerRegisterModel } from './register-model.js';
+import { registerRunAgent } from './run-agent.js';
+import { registerWaitJob } from './wait-job.js';
+
+export const TOOL_REGISTRARS = [
+  registerListModels,
+  registerRunAgent,
+  registerWaitJob,
+  registerJobStatus,
+  registerJobLog,
+  registerListJobs,
+  registerCancelJob,
+  registerRegisterEndpoint,
+  registerRegisterModel,
+  registerLocalComplete,
+] as const;
+
+export function registerTools(server: McpServer, app: App): void {
+  for (const register of TOOL_REGISTRARS) register(server, app);
+}

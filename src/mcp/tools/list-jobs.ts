@@ -1,0 +1,37 @@
+/** list_jobs: jobs on record, newest last, including those of earlier server processes. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { App } from '../../app.js';
+import { elapsedSeconds } from '../job-view.js';
+import { jobListOutput } from '../output-schemas.js';
+import { guarded, okResult } from '../tool-result.js';
+
+export function registerListJobs(server: McpServer, app: App): void {
+  server.registerTool(
+    'list_jobs',
+    {
+      title: 'List jobs',
+      description: 'Jobs on record, newest last — also those started by earlier server processes (a job whose server died shows as interrupted and can be resumed).',
+      inputSchema: {
+        include_finished: z.boolean().optional().describe('Include finished jobs (default true).'),
+        limit: z.number().int().min(1).max(10_000).optional().describe('Only the newest N (default 50).'),
+      },
+      outputSchema: jobListOutput,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) => guarded(async () => {
+      const records = (await app.jobs.list(args.include_finished ?? true)).slice(-(args.limit ?? 50));
+      const jobs = records.map((r) => ({
+        id: r.id,
+        status: r.status,
+        model: r.model.served ?? r.model.requested,
+        endpoint: r.model.endpoint,
+        elapsed_s: elapsedSeconds(r),
+        task: r.task_preview.slice(0, 100),
+        files_touched: r.files_touched.length,
+      }));
+      const text = jobs.length === 0 ? 'No jobs on record.' : jobs.map((j) => `${j.id}  ${j.status.padEnd(11)} ${j.model ?? ''}  ${j.elapsed_s}s  ${j.task}`).join('\n');
+      return okResult(text, { jobs });
+    }),
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * What list_models and `localagents models` show: every endpoint with its live
+ * state, what it serves, slots and load, and the model menu with where each
+ * entry is live right now. Pure: built from config, probes and job counts.
+ */
+import type { EndpointProbe } from '../backends/types.js';
+import type { Config } from '../config/schema.js';
+import { capacityOf } from '../jobs/placement.js';
+import { matchName } from './match.js';
+
+export interface EndpointJobCounts {
+  readonly running: number;
+  readonly queuedByModel: Readonly<Record<string, number>>;
+}
+
+export interface EndpointListing extends EndpointProbe {
+  readonly capacity: number;
+  readonly localagents_jobs: number;
+  readonly queued: Readonly<Record<string, number>>;
+}
+
+export interface MenuListing {
+  readonly name: string;
+  readonly notes: string;
+  readonly host: string | undefined;
+  readonly bring_up: string | undefined;
+  /** `endpoint/served-id` pairs where this entry resolves now. */
+  readonly live_on: readonly string[];
+}
+
+export interface ModelListing {
+  readonly config: string;
+  readonly endpoints: readonly EndpointListing[];
+  readonly menu: readonly MenuListing[];
+  readonly default_model: string | undefined;
+  readonly next_steps: string;
+}
+
+export const WORKFLOW_GUIDANCE =
+  'Tell the user which served model you will use (check with them if the id is unfamiliar), then call run_agent with a self-contained brief ' +
+  '(files, interface, how to verify, what to report). Poll with wait_job (≤110 s per call) and read job_log while it runs. ' +
+  "Treat the local model's work as a draft: review files_touched or the worktree diff before relying on it.";
+
+export function buildModelList(config: Config, probes: readonly EndpointProbe[], jobsOf: (endpoint: string) => EndpointJobCounts): ModelListing {
+  const endpoints = probes.map((probe) => {
+    const endpoint = config.endpoints.find((e) => e.name === probe.endpoint);
+    const jobs = jobsOf(probe.endpoint);
+    return {
+      ...probe,
+      capacity: endpoint && probe.state === 'up' ? capacityOf(endpoint, probe) : 0,
+      localagents_jobs: jobs.running,
+      queued: jobs.queuedByModel,
+    };
+  });
+  const menu = config.models.map((entry) => {
+    const term = entry.served_name ?? entry.name;
+    const liveOn = probes
+      .filter((p) => p.state === 'up' && (entry.endpoint === undefined || entry.endpoint === p.endpoint))
+      .flatMap((p) => p.models.filter((m) => matchName(term, [m.id, ...m.aliases]) !== undefined).map((m) => `${p.endpoint}/${m.id}`));
+    return { name: entry.name, notes: entry.notes, host: entry.host, bring_up: entry.bring_up, live_on: liveOn };
+  });
+  return {
+    config: config.path ?? `(none found; searched ${(config.searched ?? []).join(', ')})`,
+    endpoints,
+    menu,
+    default_model: config.defaults.model,
+    next_steps: WORKFLOW_GUIDANCE,
+  };
+}

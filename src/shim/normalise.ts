@@ -1,0 +1,70 @@
+/**
+ * Composes the request rewrite rules (shim/rewrite/*) into the one call the
+ * server makes per /v1/messages request. Owns the order of the rules and the
+ * report; each rule owns its own field. Everything the rules do not touch is
+ * kept as it was, in the same key order, so JSON.stringify of the result
+ * differs from the input only where a rule acted. When `changed` is false the
+ * server should forward the original bytes.
+ */
+import { neutraliseBillingHeader } from './rewrite/billing-header.js';
+import { foldSystemMessages } from './rewrite/fold-system-messages.js';
+import { clampMaxTokens, type ContextOverflow, type MaxTokensOptions } from './rewrite/max-tokens.js';
+import { rewriteModelId } from './rewrite/model-id.js';
+import { stripFields } from './rewrite/strip-fields.js';
+
+export interface NormaliseOptions {
+  /** The id the backend serves; `model` is set to it. */
+  readonly servedModel: string;
+  /**
+   * Window and prompt size for the max_tokens clamp; omit when unknown (the
+   * server can also call clampMaxTokens itself after count_tokens).
+   */
+  readonly maxTokens?: MaxTokensOptions | undefined;
+  /** Top-level fields the backend rejects; none by default. */
+  readonly stripFields?: readonly string[] | undefined;
+}
+
+export interface NormaliseNotes {
+  foldedSystemMessages: number;
+  /** System messages left in place because their content was not plain text. */
+  unfoldedSystemMessages?: number;
+  billingHashNeutralised: boolean;
+  modelRewrittenFrom?: string;
+  maxTokensLoweredFrom?: number;
+  strippedFields?: string[];
+}
+
+export interface NormaliseResult {
+  /** The input object itself when `changed` is false. */
+  readonly body: unknown;
+  readonly changed: boolean;
+  readonly notes: NormaliseNotes;
+  /** Set when the prompt alone does not fit: answer contextOverflowError() instead of forwarding. */
+  readonly overflow?: ContextOverflow;
+}
+
+/**
+ * Applies, in order: model id, billing-header hash, system-message fold,
+ * field stripping, max_tokens clamp. Never throws; a body that is not a JSON
+ * object comes back untouched.
+ */
+export function normaliseRequest(body: unknown, options: NormaliseOptions): NormaliseResult {
+  const model = rewriteModelId(body, options.servedModel);
+  const billing = neutraliseBillingHeader(model.body);
+  const fold = foldSystemMessages(billing.body);
+  const strip = stripFields(fold.body, options.stripFields ?? []);
+  const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(strip.body, options.maxTokens);
+
+  const notes: NormaliseNotes = {
+    foldedSystemMessages: fold.folded,
+    billingHashNeutralised: billing.changed,
+  };
+  if (fold.unfoldable > 0) notes.unfoldedSystemMessages = fold.unfoldable;
+  if (model.rewrittenFrom !== undefined) notes.modelRewrittenFrom = model.rewrittenFrom;
+  if (clamp?.loweredFrom !== undefined) notes.maxTokensLoweredFrom = clamp.loweredFrom;
+  if (strip.stripped.length > 0) notes.strippedFields = [...strip.stripped];
+
+  const finalBody = clamp?.body ?? strip.body;
+  const result: NormaliseResult = { body: finalBody, changed: finalBody !== body, notes };
+  return clamp?.overflow === undefined ? result : { ...result, overflow: clamp.overflow };
+}

@@ -1,0 +1,123 @@
+/**
+ * Turns a backend's HTTP error response into the Anthropic error Claude Code
+ * should see, and builds the errors for a backend that is loading or cannot be
+ * reached. Pure: status, headers and body text in, a response description out;
+ * never throws, whatever the body.
+ */
+import type { BackendKind } from '../../config/schema.js';
+import { errorResponse, errorStatus, anthropicTypeForStatus, type TranslatedError } from './anthropic-error.js';
+import { capitalised, classifyError, loadingMessage, serverName } from './classify-error.js';
+import { readErrorEnvelope } from './error-envelope.js';
+
+/** Fetch `Headers`, or Node's IncomingHttpHeaders-like record. */
+export type HeaderSource = Headers | Readonly<Record<string, string | readonly string[] | number | undefined>>;
+
+export interface BackendErrorInput {
+  readonly status: number;
+  readonly headers?: HeaderSource | undefined;
+  /** The response body as text (may be HTML, empty, or truncated). */
+  readonly body: string;
+  readonly backend: BackendKind;
+  /** Endpoint name from models.yaml, used in messages. */
+  readonly endpoint?: string | undefined;
+}
+
+const EXCERPT_CHARS = 200;
+
+function header(headers: HeaderSource | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined;
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number') return `${value}`;
+    if (Array.isArray(value)) return value.find((v): v is string => typeof v === 'string');
+  }
+  return undefined;
+}
+
+/** Visible text of an HTML or plain-text body, shortened for a one-line message. */
+function excerpt(body: string): string {
+  // Only the head: an error page's message is near the top, and the regexes stay linear-ish.
+  const text = body
+    .slice(0, 20 * EXCERPT_CHARS)
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    // Not JSON (an HTML error page from a proxy, a text/plain 500): handled as non_json.
+    return { ok: false };
+  }
+}
+
+/**
+ * The Anthropic answer for a backend error response. Context overflow and
+ * template errors are recognised by type and message whatever the status;
+ * everything else keeps its status with the matching Anthropic error type.
+ */
+export function translateBackendError(input: BackendErrorInput): TranslatedError {
+  const status = errorStatus(input.status);
+  const original = input.body;
+  const retryAfter = header(input.headers, 'retry-after');
+  const parsed = parseJson(input.body);
+  if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object') {
+    const shown = excerpt(input.body);
+    const said = shown === '' ? 'an empty body' : `a non-JSON body: ${shown}`;
+    return errorResponse({
+      status,
+      type: anthropicTypeForStatus(status),
+      message: `${capitalised(serverName(input.endpoint))} answered HTTP ${input.status} with ${said}`,
+      kind: 'non_json',
+      original,
+      retryAfter,
+    });
+  }
+  return classifyError({
+    status,
+    envelope: readErrorEnvelope(parsed.value),
+    parsed: parsed.value,
+    backend: input.backend,
+    endpoint: input.endpoint,
+    retryAfter,
+    original,
+  });
+}
+
+/** For a backend the shim knows (from a probe) to be loading its model: 529, which Claude Code retries. */
+export function loadingBackendError(endpoint: string | undefined, retryAfter?: string): TranslatedError {
+  return errorResponse({
+    status: 529,
+    type: 'overloaded_error',
+    message: loadingMessage(endpoint),
+    kind: 'loading',
+    original: '',
+    retryAfter,
+  });
+}
+
+export interface UnreachableInput {
+  readonly endpoint: string;
+  /** Plain-language classification of the connect failure, e.g. "connection refused: the host is up but nothing listens on port 8080". */
+  readonly reason: string;
+  /** false when retrying cannot help (e.g. a bad address): adds x-should-retry: false. */
+  readonly retryable?: boolean;
+}
+
+/** For a backend that gave no HTTP answer: 503 api_error naming the endpoint and what is down. */
+export function unreachableBackendError(input: UnreachableInput): TranslatedError {
+  return errorResponse({
+    status: 503,
+    type: 'api_error',
+    message: `Cannot reach ${serverName(input.endpoint)}: ${input.reason}`,
+    kind: 'unreachable',
+    original: '',
+    noRetry: input.retryable === false,
+  });
+}
