@@ -28,7 +28,7 @@ function errorCodes(err: unknown): string[] {
  * `hostPort` is "host:port" as written in base_url; `timeoutS` the probe bound.
  * `connected` says whether a TCP connection was made before the failure.
  */
-export function classifyConnectFailure(err: unknown, hostPort: string, timeoutS: number): ConnectFailure {
+export function classifyConnectFailure(err: unknown, hostPort: string, timeoutS: number, connected = false): ConnectFailure {
   const codes = errorCodes(err);
   const has = (...wanted: string[]): boolean => wanted.some((c) => codes.includes(c));
   if (has('ECONNREFUSED')) {
@@ -45,7 +45,7 @@ export function classifyConnectFailure(err: unknown, hostPort: string, timeoutS:
     const host = hostPort.replace(/:\d+$/, '');
     return { state: 'down', hostState: 'unknown', reason: `the name ${host} does not resolve (typo in base_url, or DNS is down)` };
   }
-  if (has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_RESPONSE_TIMEOUT')) {
+  if (has('UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_RESPONSE_TIMEOUT') || (connected && has('TimeoutError', 'AbortError'))) {
     return {
       state: 'down',
       hostState: 'up',

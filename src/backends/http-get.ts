@@ -13,12 +13,6 @@ export interface GetOptions {
   readonly dispatcher: Dispatcher;
   readonly signal: AbortSignal;
   readonly apiKey: string | undefined;
-  /**
-   * Slightly under the overall bound, so a server that accepted the connection but
-   * never answers fails as a headers timeout (host up) rather than a plain abort
-   * (which is what an unanswered connect looks like).
-   */
-  readonly headersTimeoutMs: number;
 }
 
 /** Both headers: llama.cpp reads either, vLLM only Bearer, other servers one or the other. */
@@ -31,7 +25,6 @@ export async function httpGet(url: string, options: GetOptions): Promise<GetResu
     method: 'GET',
     dispatcher: options.dispatcher,
     signal: options.signal,
-    headersTimeout: options.headersTimeoutMs,
     headers: { accept: 'application/json, text/plain', ...authHeaders(options.apiKey) },
   });
   const text = await response.body.text();

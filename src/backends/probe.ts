@@ -3,7 +3,7 @@
  * Owns the HTTP agent and the transport-failure classification; the backend
  * modules own what each server's answers mean.
  */
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
 import type { Config, Endpoint } from '../config/schema.js';
 import { classifyConnectFailure } from './connect-failure.js';
 import { httpGet } from './http-get.js';
@@ -26,26 +26,39 @@ export interface Prober {
 }
 
 export function createProber(): Prober {
+  // When each origin last completed a TCP connect: a probe that then times out hit a server that
+  // accepted and never answered (host up), not a black hole. undici's own header timer is too coarse
+  // (~0.5 s ticks) to tell the two apart within a sub-second probe bound.
+  const lastConnect = new Map<string, number>();
+  const connector = buildConnector({ timeout: 60_000 });
   // Keep-alive between calls: list_models is called often and a warm socket saves a connect per path.
-  const agent = new Agent({ keepAliveTimeout: 10_000, connections: 8 });
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 8,
+    connect: (opts, callback) =>
+      connector(opts, (...result) => {
+        if (result[0] === null) lastConnect.set(`${opts.hostname}:${opts.port || (opts.protocol === 'https:' ? '443' : '80')}`, performance.now());
+        callback(...result);
+      }),
+  });
 
   async function probeEndpoint(endpoint: Endpoint, timeoutS: number): Promise<EndpointProbe> {
     const started = performance.now();
     const url = new URL(endpoint.base_url);
     const hostPort = url.host || url.hostname;
-    const boundMs = Math.round(timeoutS * 1000);
-    const signal = AbortSignal.timeout(boundMs);
-    const headersTimeoutMs = Math.max(10, boundMs - 25);
+    const signal = AbortSignal.timeout(Math.round(timeoutS * 1000));
     const ctx: ProbeContext = {
       endpoint,
       timeoutS,
-      get: (path) => httpGet(new URL(path, url).href, { dispatcher: agent, signal, apiKey: endpoint.apiKey, headersTimeoutMs }),
+      get: (path) => httpGet(new URL(path, url).href, { dispatcher: agent, signal, apiKey: endpoint.apiKey }),
     };
     let found;
     try {
       found = await PROBERS[endpoint.backend](ctx);
     } catch (err) {
-      const failure = classifyConnectFailure(err, hostPort, timeoutS);
+      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+      const connectedDuringProbe = (lastConnect.get(`${url.hostname}:${port}`) ?? -1) >= started;
+      const failure = classifyConnectFailure(err, hostPort, timeoutS, connectedDuringProbe);
       found = {
         state: failure.state,
         hostState: failure.hostState,
