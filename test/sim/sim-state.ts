@@ -1,0 +1,108 @@
+/**
+ * State shared by the HTTP front and the flavour handlers: resolved options,
+ * the mutable script, loading phase, request log, stats, and the abort
+ * controllers of running generations (so close() can stop them).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RecordedRequest, Script, SimFlavor, SimStats, SimulatorOptions } from './types.js';
+
+export interface ResolvedOptions {
+  readonly flavor: SimFlavor;
+  readonly modelId: string;
+  readonly slots: number;
+  readonly context: number;
+  readonly nCtxTrain: number;
+  readonly strictQwen: boolean;
+  readonly llamaBuild: 'aug2026' | 'b9553';
+  readonly buildInfo: string;
+  readonly metrics: boolean;
+  readonly slotsEndpoint: boolean;
+  readonly apiKey: string | undefined;
+  readonly tokenDelayMs: number;
+  readonly firstTokenDelayMs: number;
+  readonly prefillMsPerToken: number;
+  readonly ssePingMs: number;
+  readonly countTokens: boolean;
+  readonly slotPromptSimilarity: number;
+  readonly cacheRam: boolean;
+  readonly routerModels: readonly string[] | undefined;
+  readonly promptTokensDetails: boolean;
+  readonly vllmInlineSystem: 'merge' | 'keep';
+  readonly vllmToolParser: boolean;
+}
+
+export const DEFAULT_LLAMA_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
+export const DEFAULT_VLLM_MODEL = 'qwen3.8-27b';
+
+export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
+  const llama = o.flavor === 'llama.cpp';
+  return {
+    flavor: o.flavor,
+    modelId: o.modelId ?? (llama ? DEFAULT_LLAMA_MODEL : DEFAULT_VLLM_MODEL),
+    slots: Math.max(1, o.slots ?? (llama ? 1 : 4)),
+    context: o.context ?? 131072,
+    nCtxTrain: o.nCtxTrain ?? 262144,
+    strictQwen: o.strictQwen ?? false,
+    llamaBuild: o.llamaBuild ?? 'aug2026',
+    buildInfo: o.buildInfo ?? 'b0-unknown',
+    metrics: o.metrics ?? true,
+    slotsEndpoint: o.slotsEndpoint ?? true,
+    apiKey: o.apiKey,
+    tokenDelayMs: o.tokenDelayMs ?? 0,
+    firstTokenDelayMs: o.firstTokenDelayMs ?? 0,
+    prefillMsPerToken: o.prefillMsPerToken ?? 0,
+    ssePingMs: o.ssePingMs ?? 30_000,
+    countTokens: o.countTokens ?? true,
+    slotPromptSimilarity: o.slotPromptSimilarity ?? 0.1,
+    cacheRam: o.cacheRam ?? true,
+    routerModels: o.routerModels,
+    promptTokensDetails: o.promptTokensDetails ?? false,
+    vllmInlineSystem: o.vllmInlineSystem ?? 'merge',
+    vllmToolParser: o.vllmToolParser ?? true,
+  };
+}
+
+/** One incoming request with its body read and its log record created. */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly rec: RecordedRequest;
+  /** Aborts when the client disconnects or the simulator closes. */
+  readonly signal: AbortSignal;
+}
+
+export class SimState {
+  readonly requests: RecordedRequest[] = [];
+  readonly stats: SimStats = { inFlight: 0, peakInFlight: 0, completed: 0, queued: 0, aborted: 0 };
+  readonly controllers = new Set<AbortController>();
+  script: Script;
+  loadingUntil: number;
+  generationCount = 0;
+
+  constructor(
+    readonly opts: ResolvedOptions,
+    script: Script | undefined,
+    loadingMs: number,
+  ) {
+    this.script = script ?? [];
+    this.loadingUntil = loadingMs > 0 ? Date.now() + loadingMs : 0;
+  }
+
+  isLoading(): boolean {
+    return Date.now() < this.loadingUntil;
+  }
+
+  enterFlight(): void {
+    this.stats.inFlight++;
+    this.stats.peakInFlight = Math.max(this.stats.peakInFlight, this.stats.inFlight);
+  }
+
+  leaveFlight(outcome: 'completed' | 'aborted'): void {
+    this.stats.inFlight--;
+    this.stats[outcome]++;
+  }
+
+  nextGenerationIndex(): number {
+    return this.generationCount++;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Public types of the backend simulator: options, scripted turns, what a
+ * script sees, and what the simulator records. No behaviour lives here.
+ */
+
+export type SimFlavor = 'llama.cpp' | 'vllm';
+
+/** One tool call the scripted model makes. */
+export interface ScriptToolUse {
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+}
+
+/** What the scripted model answers to one request. */
+export interface Turn {
+  readonly thinking?: string;
+  readonly text?: string;
+  readonly toolUse?: ScriptToolUse | readonly ScriptToolUse[];
+  /** Extra prompt-processing delay before the first token, on top of the server-wide delays. */
+  readonly delayMs?: number;
+  /** Answer with this HTTP error instead of generating (sent at once, no slot taken). */
+  readonly error?: { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> };
+  /** Take a slot and never send headers (the client eventually gives up). */
+  readonly hangBeforeHeaders?: boolean;
+  /** Send 200 + headers, then nothing until the client disconnects. */
+  readonly hangAfterHeaders?: boolean;
+  /** Destroy the socket after this many SSE events (0 = right after the headers). */
+  readonly cutAfterEvents?: number;
+  /** Emit the flavour's mid-stream `event: error` after `afterEvents` events (default: after the last content delta). */
+  readonly streamError?: { readonly message: string; readonly afterEvents?: number };
+  /** Override reported usage numbers (the fake still counts the real ones in /metrics). */
+  readonly usage?: { readonly input_tokens?: number; readonly cache_read_input_tokens?: number; readonly output_tokens?: number };
+}
+
+/** The request as a script sees it. */
+export interface ParsedRequest {
+  /** The JSON body exactly as sent. */
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly model: string;
+  readonly stream: boolean;
+  readonly maxTokens: number | undefined;
+  readonly messages: readonly Readonly<Record<string, unknown>>[];
+  /** Assistant messages already in `messages` (the list-script index). */
+  readonly assistantTurns: number;
+  /** Text of the last user message (string content or its text blocks, joined by "\n"). */
+  readonly lastUserText: string;
+  /** Claude Code compaction request: the last user message asks for a TEXT ONLY summary. */
+  readonly isCompaction: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface ScriptContext {
+  readonly flavor: SimFlavor;
+  /** 0-based number of generation requests this simulator has seen before this one. */
+  readonly requestIndex: number;
+  /** Prompt tokens as the simulator counts them. */
+  readonly promptTokens: number;
+}
+
+export type ScriptFn = (req: ParsedRequest, ctx: ScriptContext) => Turn | Promise<Turn>;
+export type Script = readonly Turn[] | ScriptFn;
+
+export interface SimulatorOptions {
+  readonly flavor: SimFlavor;
+  /** Served id. llama.cpp: the alias; vLLM: the only accepted --served-model-name. */
+  readonly modelId?: string;
+  /** llama.cpp: total_slots (default 1). vLLM: max running requests (default 4); the rest wait. */
+  readonly slots?: number;
+  /** llama.cpp: per-slot n_ctx (default 131072). vLLM: max_model_len. */
+  readonly context?: number;
+  readonly nCtxTrain?: number;
+  /** Render the real Qwen3.5 template and reject what it rejects, as the real server does. */
+  readonly strictQwen?: boolean;
+  /** llama.cpp build whose template-error status and metric names are copied (default 'aug2026'). */
+  readonly llamaBuild?: 'aug2026' | 'b9553';
+  /** llama.cpp `/props` build_info (default "b0-unknown", as a tarball build reports). */
+  readonly buildInfo?: string;
+  /** llama.cpp --metrics (default true). vLLM always serves /metrics. */
+  readonly metrics?: boolean;
+  /** llama.cpp --slots (default true). */
+  readonly slotsEndpoint?: boolean;
+  readonly apiKey?: string;
+  /**
+   * Start in the loading phase for this long. llama.cpp: every path answers 503 Loading model.
+   * vLLM: the port refuses connections (the real server binds but does not listen until loaded).
+   */
+  readonly loadingMs?: number;
+  readonly script?: Script;
+  /** Delay between SSE deltas (default 0). */
+  readonly tokenDelayMs?: number;
+  /** Prompt-processing delay before message_start (default 0). */
+  readonly firstTokenDelayMs?: number;
+  /** Extra prompt-processing delay per evaluated (uncached) prompt token (default 0). */
+  readonly prefillMsPerToken?: number;
+  /** llama.cpp --sse-ping-interval: ":\n\n" comments while a streamed prompt is processed (default 30000 ms). */
+  readonly ssePingMs?: number;
+  /** Serve /v1/messages/count_tokens (default true). */
+  readonly countTokens?: boolean;
+  /** llama.cpp --slot-prompt-similarity (default 0.10). */
+  readonly slotPromptSimilarity?: number;
+  /** llama.cpp RAM prompt cache (--cache-ram; default on, 16 saved prompts). */
+  readonly cacheRam?: boolean;
+  /** llama.cpp router mode: these model ids are served (all share one simulated engine). */
+  readonly routerModels?: readonly string[];
+  /** vLLM --enable-prompt-tokens-details: report cache_read_input_tokens (default false). */
+  readonly promptTokensDetails?: boolean;
+  /** vLLM handling of role:"system" inside messages (default 'merge' into the leading system). */
+  readonly vllmInlineSystem?: 'merge' | 'keep';
+  /** vLLM --enable-auto-tool-choice + --tool-call-parser set (default true). */
+  readonly vllmToolParser?: boolean;
+}
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Path with query string, as sent. */
+  readonly url: string;
+  /** Path without query string. */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly bodyText: string;
+  /** Parsed JSON body; undefined when absent or malformed. */
+  readonly json: unknown;
+  /** Response status once known (undefined while queued or when the socket was cut before headers). */
+  status: number | undefined;
+  /** ms since epoch when the request arrived. */
+  readonly time: number;
+  /** ms since epoch when the response ended or the connection closed. */
+  endTime: number | undefined;
+  /** llama.cpp: the slot that served the request. */
+  slot: number | undefined;
+  promptTokens: number | undefined;
+  cachedTokens: number | undefined;
+  outputTokens: number | undefined;
+}
+
+export interface SimStats {
+  /** Generation requests holding a slot (vLLM: running). Queued requests are not in flight. */
+  inFlight: number;
+  peakInFlight: number;
+  /** Generation requests that ran to their last byte. */
+  completed: number;
+  /** Requests waiting for a slot now. */
+  queued: number;
+  /** Generation requests that ended early (client gone, cut, hang released). */
+  aborted: number;
+}
+
+export interface Simulator {
+  readonly url: string;
+  readonly port: number;
+  readonly flavor: SimFlavor;
+  readonly modelId: string;
+  readonly requests: RecordedRequest[];
+  readonly stats: SimStats;
+  setScript(script: Script): void;
+  /** Enter the loading phase for `ms` from now (see SimulatorOptions.loadingMs). */
+  setLoading(ms: number): void;
+  /** down=true: stop listening and drop every connection (a crashed server); false: listen again on the same port. */
+  setDown(down: boolean): Promise<void>;
+  close(): Promise<void>;
+}
