@@ -44,7 +44,7 @@ export const probeLlamaCpp: BackendProber = async (ctx) => {
   ]);
   const modelsJson = parseJson(modelsRes.text);
   if (modelsRes.status === 503) return findings.loading('llama-server', errorMessageOf(modelsJson));
-  if (modelsRes.status === 401 || propsRes?.status === 401) return findings.needsKey(ctx.endpoint.apiKey !== undefined, 'llama-server --api-key');
+  if (modelsRes.status === 401 || propsRes?.status === 401) return findings.needsKey(ctx.endpoint, 'llama-server --api-key');
   const models = modelsBody.safeParse(modelsJson);
   if (modelsRes.status !== 200 || !models.success) {
     return findings.failed(`GET /v1/models answered HTTP ${modelsRes.status}; is this a llama-server? (${modelsRes.text.slice(0, 120)})`);

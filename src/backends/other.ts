@@ -10,7 +10,7 @@ const modelsBody = z.object({ data: z.array(z.looseObject({ id: z.string() })) }
 export const probeOther: BackendProber = async (ctx) => {
   const res = await ctx.get('/v1/models');
   const json = parseJson(res.text);
-  if (res.status === 401 || res.status === 403) return findings.needsKey(ctx.endpoint.apiKey !== undefined, "the server's key");
+  if (res.status === 401 || res.status === 403) return findings.needsKey(ctx.endpoint, "the server's key");
   if (res.status === 503) return findings.loading('the server', errorMessageOf(json));
   const models = modelsBody.safeParse(json);
   if (res.status !== 200 || !models.success) {

@@ -54,15 +54,12 @@ export const findings = {
       reason: `${server} is up and loading its model (${message ?? 'HTTP 503'}); jobs will wait for it`,
     };
   },
-  needsKey(haveKey: boolean, keyFlag: string): ProbeFindings {
-    return {
-      ...empty(),
-      state: 'needs_api_key',
-      hostState: 'up',
-      reason: haveKey
-        ? `the server rejected our API key (HTTP 401): check api_key / api_key_env against ${keyFlag}`
-        : 'the server needs an API key (HTTP 401): set api_key_env (or api_key) for this endpoint in models.yaml',
-    };
+  needsKey(endpoint: Endpoint, keyFlag: string): ProbeFindings {
+    let reason: string;
+    if (endpoint.apiKey !== undefined) reason = `the server rejected our API key (HTTP 401): check api_key / api_key_env against ${keyFlag}`;
+    else if (endpoint.apiKeyProblem !== undefined) reason = `the server needs an API key (HTTP 401), and ${endpoint.apiKeyProblem}`;
+    else reason = 'the server needs an API key (HTTP 401): set api_key_env (or api_key) for this endpoint in models.yaml';
+    return { ...empty(), state: 'needs_api_key', hostState: 'up', reason };
   },
   failed(reason: string): ProbeFindings {
     return { ...empty(), state: 'error', hostState: 'up', reason };

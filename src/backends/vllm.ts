@@ -15,7 +15,7 @@ const modelsBody = z.object({
 export const probeVllm: BackendProber = async (ctx) => {
   const [modelsRes, metricsRes] = await Promise.all([ctx.get('/v1/models'), optional(ctx.get('/metrics'))]);
   const modelsJson = parseJson(modelsRes.text);
-  if (modelsRes.status === 401) return findings.needsKey(ctx.endpoint.apiKey !== undefined, 'vllm --api-key (vLLM accepts only Authorization: Bearer)');
+  if (modelsRes.status === 401) return findings.needsKey(ctx.endpoint, 'vllm --api-key (vLLM accepts only Authorization: Bearer)');
   if (modelsRes.status === 503) return findings.loading('vLLM', errorMessageOf(modelsJson));
   const models = modelsBody.safeParse(modelsJson);
   if (modelsRes.status !== 200 || !models.success) {

@@ -22,7 +22,7 @@ export async function runDoctor(app: App): Promise<Check[]> {
       name: 'config',
       ok: true,
       detail: config.path ? `${config.path} (${config.endpoints.length} endpoints, ${config.models.length} menu entries)` : `no models.yaml found (searched ${(config.searched ?? []).join(', ')})`,
-      fixes: config.path ? [] : ['Copy models.example.yaml to ~/.config/localagents/models.yaml and edit it, or call register_endpoint.'],
+      fixes: [...(config.warnings ?? []), ...(config.path ? [] : ['Copy models.example.yaml to ~/.config/localagents/models.yaml and edit it, or call register_endpoint.'])],
     });
   } catch (err) {
     checks.push({ name: 'config', ok: false, detail: errorMessage(err), fixes: isLocalAgentsError(err) && err.hint ? [err.hint] : [] });

@@ -30,8 +30,8 @@ interface Sourced<T> {
   readonly from: ValidatedFile;
 }
 
-const ENV_HINT =
-  'Set the variable in the environment localagents starts with (for Claude Code: the "env" of the MCP server entry), or use api_key.';
+/** Why an unset api_key_env is a warning, not an error: one missing key must not hide every other endpoint. */
+const ENV_HINT = 'set it in the environment localagents starts with (for Claude Code: the "env" of the MCP server entry), or use api_key';
 
 export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
   const location = await locateConfig({ ...opts, homeDir: opts.homeDir ?? homedir() });
@@ -67,20 +67,22 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
     }
   }
   const resolved: Endpoint[] = [];
-  let envMissing = false;
+  const warnings: string[] = [];
   for (const [name, { value, from }] of endpoints) {
     let apiKey = value.api_key;
+    let apiKeyProblem: string | undefined;
     if (value.api_key_env !== undefined) {
-      apiKey = opts.env[value.api_key_env];
-      if (apiKey === undefined || apiKey === '') {
-        envMissing = true;
-        const state = apiKey === undefined ? 'is not set' : 'is empty';
-        at(from, ['endpoints', name, 'api_key_env'], `environment variable ${value.api_key_env} ${state}; endpoint ${name} reads its API key from it`);
+      apiKey = opts.env[value.api_key_env] || undefined;
+      if (apiKey === undefined) {
+        const state = opts.env[value.api_key_env] === undefined ? 'is not set' : 'is empty';
+        const path: KeyPath = ['endpoints', name, 'api_key_env'];
+        apiKeyProblem = `${from.source.file}:${from.source.lineAt(path)}: ${formatKeyPath(path)}: environment variable ${value.api_key_env} ${state}; endpoint ${name} reads its API key from it — ${ENV_HINT}`;
+        warnings.push(apiKeyProblem);
       }
     }
-    resolved.push({ ...value, name, apiKey });
+    resolved.push({ ...value, name, apiKey, apiKeyProblem });
   }
-  if (issues.length > 0) throw configErrorFromIssues(issues, envMissing ? ENV_HINT : undefined);
+  if (issues.length > 0) throw configErrorFromIssues(issues);
 
   const menu: ModelMenuEntry[] = [...models].map(([name, { value }]) => ({ ...value, name }));
   return {
@@ -91,6 +93,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
     // Each key was checked on its own in its file; together they still form a valid defaults block.
     defaults: defaultsSchema.parse(writtenDefaults),
     searched: location.searched,
+    warnings,
   };
 }
 

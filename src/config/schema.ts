@@ -107,6 +107,8 @@ export interface Endpoint extends EndpointConfig {
   readonly name: string;
   /** The key to send: `api_key`, or the value of `api_key_env` resolved at load time. */
   readonly apiKey?: string | undefined;
+  /** Set when api_key_env names a variable that is unset or empty: the probe reports it if the server wants a key. */
+  readonly apiKeyProblem?: string | undefined;
 }
 
 /** A menu entry with its name. */
@@ -125,4 +127,6 @@ export interface Config {
   readonly defaults: Defaults;
   /** Where the loader looked for the hand-written file, in order (for "no config found" messages). */
   readonly searched?: readonly string[];
+  /** Problems that do not stop the registry from loading (an unset api_key_env). */
+  readonly warnings?: readonly string[];
 }

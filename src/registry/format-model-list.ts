@@ -10,7 +10,7 @@ function k(n: number | undefined): string {
 }
 
 export function formatModelList(listing: ModelListing): string {
-  const out: string[] = [`config: ${listing.config}`, ''];
+  const out: string[] = [`config: ${listing.config}`, ...listing.warnings.map((w) => `warning: ${w}`), ''];
   if (listing.endpoints.length === 0) out.push('No endpoints configured. Add one to models.yaml (see models.example.yaml) or call register_endpoint.', '');
   for (const e of listing.endpoints) {
     out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${e.reason}`);

@@ -33,6 +33,8 @@ export interface ModelListing {
   readonly endpoints: readonly EndpointListing[];
   readonly menu: readonly MenuListing[];
   readonly default_model: string | undefined;
+  /** Config problems that did not stop it loading (an unset api_key_env). */
+  readonly warnings: readonly string[];
   readonly next_steps: string;
 }
 
@@ -64,6 +66,7 @@ export function buildModelList(config: Config, probes: readonly EndpointProbe[],
     endpoints,
     menu,
     default_model: config.defaults.model,
+    warnings: config.warnings ?? [],
     next_steps: WORKFLOW_GUIDANCE,
   };
 }

@@ -64,6 +64,8 @@ describe('probing llama.cpp', () => {
     expect(wrong.reason).toContain('rejected our API key');
     const right = await prober().probeEndpoint(endpoint(s.url, { apiKey: 'k123' }), 2.5);
     expect(right.state).toBe('up');
+    const unset = await prober().probeEndpoint(endpoint(s.url, { apiKeyProblem: 'models.yaml:4: endpoints.gpu.api_key_env: environment variable GPU_KEY is not set' }), 2.5);
+    expect(unset.reason).toBe('the server needs an API key (HTTP 401), and models.yaml:4: endpoints.gpu.api_key_env: environment variable GPU_KEY is not set');
   });
 
   it('warns when metrics and slots are off', async () => {

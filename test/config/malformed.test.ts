@@ -237,13 +237,6 @@ const CASES: readonly Case[] = [
     env: { RACK_KEY: 'sk-123' },
   },
   {
-    name: 'api_key_env variable unset',
-    yaml: 'endpoints:\n  rack:\n    base_url: https://rack:8443\n    api_key_env: RACK_KEY\n',
-    message: 'models.yaml:4: endpoints.rack.api_key_env: environment variable RACK_KEY is not set; endpoint rack reads its API key from it',
-    line: 4,
-    key: 'endpoints.rack.api_key_env',
-  },
-  {
     name: 'several problems, all reported in line order',
     yaml: 'defaults:\n  max_turns: lots\nendpoints:\n  gpu:\n    base_url: http://gpu-box:8080\n    max_jobs: 0\n',
     message: [

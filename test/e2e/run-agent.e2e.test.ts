@@ -6,11 +6,11 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { gitOut } from '../helpers/git-repo.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from './harness.js';
 
-const WRITE_BASH_ANSWER = (file: string): Parameters<typeof startSimulator>[0]['script'] => [
+const WRITE_BASH_ANSWER = (file: string): Script => [
   { text: 'I will create the file.', toolUse: { name: 'Write', input: { file_path: file, content: 'hello world\n' } } },
   { toolUse: { name: 'Bash', input: { command: 'ls', description: 'List files' } } },
   { text: 'Created hello.txt and listed the directory.' },
@@ -93,7 +93,7 @@ describe('run_agent end to end', () => {
     // Wait until the session is talking to the backend.
     for (let i = 0; i < 100 && !sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined); i++) await new Promise((r) => setTimeout(r, 100));
     const status = ok(await mcp.call('job_status', { job_id: started.id }));
-    const pid = Number(JSON.parse(readFileSync(join(dirs.state, 'jobs', String(started.id), 'job.json'), 'utf8')).claude_pid);
+    const pid = (JSON.parse(readFileSync(join(dirs.state, 'jobs', String(started.id), 'job.json'), 'utf8')) as { claude_pid: number }).claude_pid;
     expect(status.status).toBe('running');
     const cancelled = ok(await mcp.call('cancel_job', { job_id: started.id }));
     expect(cancelled.status).toBe('cancelled');

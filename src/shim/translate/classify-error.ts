@@ -5,6 +5,7 @@
  * loading, pass-through, re-envelope).
  */
 import type { BackendKind } from '../../config/schema.js';
+import { isRecord } from '../rewrite/json-shape.js';
 import {
   anthropicTypeForStatus,
   errorResponse,
@@ -13,7 +14,6 @@ import {
   type TranslatedError,
 } from './anthropic-error.js';
 import { findContextOverflow, overflowMessage } from './context-overflow.js';
-import { isRecord } from '../rewrite/json-shape.js';
 import type { ErrorEnvelope } from './error-envelope.js';
 import { findTemplateError, templateErrorMessage } from './template-error.js';
 

@@ -31,7 +31,8 @@ export class SseLineSplitter {
       start = lf + 1;
       lf = chunk.indexOf(LF, start);
     }
-    if (start < chunk.length) this.pending.push(chunk.subarray(start));
+    // A copy: the caller may reuse its chunk buffer once push returns.
+    if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
   }
 
   /** True while a partial line is held back. */

@@ -52,7 +52,7 @@ export function createStreamErrorRewriter(options: StreamErrorRewriterOptions): 
     splitter.push(chunk, (buf, start, end, rawEnd) => {
       const raw = buf.subarray(start, rawEnd);
       if (inError) {
-        held.push(raw);
+        held.push(Buffer.from(raw)); // held past this call: copy, the caller may reuse its chunk
         if (start === end) out.push(flushError());
         else if (startsWithAscii(buf, start, end, 'data:')) dataLines.push(fieldValue(buf, start, end, 'data'));
         return;
@@ -60,7 +60,7 @@ export function createStreamErrorRewriter(options: StreamErrorRewriterOptions): 
       if (startsWithAscii(buf, start, end, 'event:') && fieldValue(buf, start, end, 'event') === 'error') {
         inError = true;
         eol = rawEnd - end === 2 ? '\r\n' : '\n';
-        held.push(raw);
+        held.push(Buffer.from(raw));
         return;
       }
       out.push(raw);
