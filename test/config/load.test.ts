@@ -6,7 +6,6 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
 import { makeTempDir, oneEndpoint, type TempDir } from './temp-dir.js';
 
 let tmp: TempDir;
