@@ -22,6 +22,8 @@ export interface AppOptions {
   readonly stateDir?: string | undefined;
   readonly claudeExecutable?: string | undefined;
   readonly queuePollMs?: number | undefined;
+  /** Replaces reading models.yaml (the self-test builds its Config in memory and writes no file). */
+  readonly loadConfig?: (() => Promise<Config>) | undefined;
 }
 
 export interface App {
@@ -40,7 +42,7 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const stateDir = options.stateDir ?? stateDirFrom(options.env);
-  const load = (): Promise<Config> => loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env });
+  const load = options.loadConfig ?? ((): Promise<Config> => loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env }));
   const prober = createProber();
   const shim = createShimServer(options.log);
   const store = createJobStore(stateDir);
@@ -79,7 +81,7 @@ export function createApp(options: AppOptions): App {
       const probe = endpoint
         ? await prober.probeEndpoint(endpoint, merged.defaults.probe_timeout_s)
         : await prober.probeEndpoint({ name, ...written }, merged.defaults.probe_timeout_s);
-      jobs.pump(); // a new endpoint may be what a queued job waits for
+      void jobs.pump(); // a new endpoint may be what a queued job waits for
       return { sidecar: config.sidecarPath, entry: written, probe };
     },
     async registerModel(name, entry) {

@@ -64,8 +64,8 @@ export interface JobManager {
   list(includeFinished: boolean): Promise<JobRecord[]>;
   tail(id: string, lines: number): Promise<string>;
   endpointJobs(endpoint: string): EndpointJobs;
-  /** Re-check the queue now (a job ended, an endpoint was registered). */
-  pump(): void;
+  /** Re-check the queue now (a job ended, an endpoint was registered); resolves when that pass is done. */
+  pump(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,8 +73,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   const queue: QueuedJob[] = [];
   const active = new Map<string, Active>();
   const warmEndpointByTree = new Map<string, string>();
-  let pumping = false;
-  let pumpAgain = false;
+  let pumping: Promise<void> | undefined;
+  let pumpAgain: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -156,7 +156,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       })
       .finally(() => {
         active.delete(q.record.id);
-        pump();
+        void pump();
       });
     active.set(q.record.id, { job, done });
     void done.then(q.finish);
@@ -203,27 +203,28 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     }
   };
 
-  function pump(): void {
-    if (closed) return;
+  /** Single-flight: a call during a pass schedules exactly one more pass and resolves after it. */
+  function pump(): Promise<void> {
+    if (closed) return Promise.resolve();
     if (pumping) {
-      pumpAgain = true;
-      return;
+      pumpAgain ??= pumping.then(() => {
+        pumpAgain = undefined;
+        return pump();
+      });
+      return pumpAgain;
     }
-    pumping = true;
-    void (async () => {
+    clearTimeout(pollTimer);
+    pumping = (async () => {
       try {
-        do {
-          pumpAgain = false;
-          await pumpOnce();
-        } while (pumpAgain);
+        await pumpOnce();
       } catch (err) {
         deps.log.error('queue: %s', errorMessage(err));
       } finally {
-        pumping = false;
-        clearTimeout(pollTimer);
-        if (queue.length > 0 && !closed) pollTimer = setTimeout(pump, deps.queuePollMs ?? 2000);
+        pumping = undefined;
+        if (queue.length > 0 && !closed && pumpAgain === undefined) pollTimer = setTimeout(() => void pump(), deps.queuePollMs ?? 2000);
       }
     })();
+    return pumping;
   }
 
   const enqueue = async (request: RunRequest): Promise<QueuedJob> => {
@@ -290,9 +291,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   return {
     async start(request) {
       const q = await enqueue(request);
-      pump();
-      // Let an immediately placeable job show `running` in the answer.
-      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+      // One placement pass, so the answer says running, or queued with a position.
+      await pump();
       return current(q.record.id) ?? q.record;
     },
     async wait(id, timeoutS) {
