@@ -1,11 +1,12 @@
 /**
- * Output schemas the calling Claude sees. Loose on purpose: they promise the
- * fields a caller relies on and allow the record to grow.
+ * Output schemas the calling Claude sees. Loose on purpose (the client checks
+ * structuredContent against them): they promise the fields a caller relies on
+ * and let the record grow without breaking older clients.
  */
 import { z } from 'zod';
 import { JOB_STATUSES } from '../jobs/job-record.js';
 
-export const jobOutput = {
+export const jobOutput = z.looseObject({
   id: z.string().describe('Job id, for wait_job / job_status / job_log / cancel_job / resume_job'),
   status: z.enum(JOB_STATUSES),
   elapsed_s: z.number(),
@@ -14,13 +15,13 @@ export const jobOutput = {
   result: z.string().optional(),
   error: z.string().optional(),
   worktree: z.looseObject({ path: z.string(), branch: z.string(), kept: z.boolean(), diffstat: z.string() }).optional(),
-};
+});
 
-export const jobListOutput = {
+export const jobListOutput = z.looseObject({
   jobs: z.array(z.looseObject({ id: z.string(), status: z.enum(JOB_STATUSES) })),
-};
+});
 
-export const modelListOutput = {
+export const modelListOutput = z.looseObject({
   config: z.string(),
   endpoints: z.array(
     z.looseObject({
@@ -33,4 +34,4 @@ export const modelListOutput = {
   ),
   menu: z.array(z.looseObject({ name: z.string(), notes: z.string(), live_on: z.array(z.string()) })),
   next_steps: z.string(),
-};
+});

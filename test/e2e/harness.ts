@@ -60,6 +60,8 @@ export async function connect(dirs: E2EDirs, extraEnv: Record<string, string> = 
   });
   const client = new Client({ name: 'e2e', version: '1.0.0' });
   await client.connect(transport);
+  // Like Claude Code, list the tools first: the client then checks every structuredContent against its output schema.
+  await client.listTools();
   return {
     client,
     transport,

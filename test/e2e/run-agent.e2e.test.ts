@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { gitOut } from '../helpers/git-repo.js';
+import { toolError } from '../helpers/tool-error.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from './harness.js';
 
 const WRITE_BASH_ANSWER = (file: string): Script => [
@@ -103,8 +104,7 @@ describe('run_agent end to end', () => {
 
   it('model_unavailable names the model, the host and what is served now', async () => {
     const result = await mcp.call('run_agent', { task: 'x', model: 'glm-9' });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ error: 'model_unavailable', requested: 'glm-9' });
+    expect(toolError(result)).toMatchObject({ code: 'model_unavailable', requested: 'glm-9' });
     expect(JSON.stringify(result.content)).toContain('glm-9 is not running anywhere. Ask the user to start it.');
     expect(JSON.stringify(result.content)).toContain('gpu → unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL');
   });

@@ -14,7 +14,7 @@ export function registerJobLog(server: McpServer, app: App): void {
         job_id: z.string().min(1).describe('The id run_agent returned.'),
         lines: z.number().int().min(1).max(2000).optional().describe('How many lines from the end (default 60).'),
       },
-      outputSchema: { job_id: z.string(), transcript: z.string() },
+      outputSchema: z.looseObject({ job_id: z.string(), transcript: z.string() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {

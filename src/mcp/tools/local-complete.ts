@@ -19,7 +19,7 @@ export function registerLocalComplete(server: McpServer, app: App): void {
         max_tokens: z.number().int().min(1).max(262_144).optional().describe('Default 1024.'),
         temperature: z.number().min(0).max(2).optional(),
       },
-      outputSchema: { text: z.string(), stop_reason: z.string().nullable(), usage: z.looseObject({}), model: z.string(), endpoint: z.string() },
+      outputSchema: z.looseObject({ text: z.string(), stop_reason: z.string().nullable(), usage: z.looseObject({}), model: z.string(), endpoint: z.string() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     (args) => guarded(async () => {

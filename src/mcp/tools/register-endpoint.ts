@@ -22,7 +22,7 @@ export function registerRegisterEndpoint(server: McpServer, app: App): void {
         api_key_env: z.string().optional().describe('Name of the environment variable holding the key (never the key itself).'),
         max_jobs: z.number().int().min(1).max(256).optional().describe('Concurrent jobs allowed (default: probed slots, or 4 for vLLM).'),
       },
-      outputSchema: { sidecar: z.string(), entry: z.looseObject({ base_url: z.string() }), probe: z.looseObject({ state: z.string(), reason: z.string() }) },
+      outputSchema: z.looseObject({ sidecar: z.string(), entry: z.looseObject({ base_url: z.string() }), probe: z.looseObject({ state: z.string(), reason: z.string() }) }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ name, backend, ...entry }) => guarded(async () => {

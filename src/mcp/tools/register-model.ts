@@ -21,7 +21,7 @@ export function registerRegisterModel(server: McpServer, app: App): void {
         context: z.number().int().min(1024).optional().describe('Fallback context window when the probe cannot tell.'),
         bring_up: z.string().optional().describe('The command that starts it, shown to the user when it is not running.'),
       },
-      outputSchema: { sidecar: z.string(), entry: z.looseObject({ notes: z.string() }), live_on: z.array(z.string()) },
+      outputSchema: z.looseObject({ sidecar: z.string(), entry: z.looseObject({ notes: z.string() }), live_on: z.array(z.string()) }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ name, ...entry }) => guarded(async () => {
