@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Prober } from '../backends/probe.js';
+import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
 import { BadArgumentError, LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -77,6 +78,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   let pumpAgain: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
   let closed = false;
+  /** The probe run_agent just made to validate the request: the placement pass right after reuses it. */
+  let recentProbe: { config: Config; probes: EndpointProbe[]; at: number } | undefined;
+  const RECENT_PROBE_MS = 1000;
 
   const save = async (record: JobRecord): Promise<void> => {
     try {
@@ -171,8 +175,10 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
 
   const pumpOnce = async (): Promise<void> => {
     if (queue.length === 0) return;
-    const config = await deps.loadConfig();
-    const probes = await deps.prober.probeAll(config);
+    const fresh = recentProbe !== undefined && performance.now() - recentProbe.at < RECENT_PROBE_MS ? recentProbe : undefined;
+    recentProbe = undefined;
+    const config = fresh?.config ?? (await deps.loadConfig());
+    const probes = fresh?.probes ?? (await deps.prober.probeAll(config));
     const blockedModels = new Set<string>();
     for (const q of [...queue]) {
       const key = `${requestedModel(q)}@${q.request.endpoint ?? ''}`;
@@ -247,6 +253,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
     const probes = await deps.prober.probeAll(config);
     resolveModel(config, probes, { model: effective.model, endpoint: effective.endpoint });
+    recentProbe = { config, probes, at: performance.now() };
 
     const id = newJobId();
     const record: JobRecord = {

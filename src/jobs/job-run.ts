@@ -115,7 +115,8 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     },
   });
 
-  const before = await snapshotMetrics(job.endpoint, undefined);
+  // Not awaited before the spawn: Claude Code needs ~0.3 s to its first request, the snapshot a few ms.
+  const beforeSnapshot = snapshotMetrics(job.endpoint, undefined);
   const timer = setTimeout(() => {
     job.stopReason ??= 'timeout';
     job.abort.abort();
@@ -184,6 +185,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   line(`${new Date().toISOString()} job ${status}${error ? `: ${error}` : ''}`);
 
   route.close();
+  const before = await beforeSnapshot;
   const after = before ? await snapshotMetrics(job.endpoint, undefined) : undefined;
   let worktree = job.record.worktree;
   const warnings = [...job.record.warnings];
