@@ -1,0 +1,62 @@
+/**
+ * What the dashboard shows of one endpoint: its state and why, what it serves,
+ * slots and queue. A plain projection of list_models' listing; no probing here.
+ */
+import type { EndpointListing, ModelListing } from '../registry/model-list.js';
+
+export interface EndpointView {
+  readonly name: string;
+  readonly backend: string;
+  readonly host: string | undefined;
+  readonly baseUrl: string;
+  readonly state: string;
+  readonly reason: string;
+  readonly models: readonly { readonly id: string; readonly context: number | undefined; readonly status: string | undefined }[];
+  /** Busy and total slots, from /slots, /props or /metrics; undefined when the server does not say. */
+  readonly slots: { readonly busy: number; readonly total: number; readonly source: string } | undefined;
+  /** How many jobs localagents places here at once. */
+  readonly capacity: number;
+  readonly localagentsJobs: number;
+  /** Our jobs waiting for this endpoint plus requests its own scheduler holds back. */
+  readonly queued: number;
+  readonly running: number | undefined;
+  readonly kvCacheUsage: number | undefined;
+  readonly warnings: readonly string[];
+}
+
+export interface EndpointsView {
+  /** When the listing was taken (ISO). */
+  readonly at: string;
+  readonly endpoints: readonly EndpointView[];
+  /** Config problems, or why there is no listing at all. */
+  readonly warnings: readonly string[];
+  readonly error: string | undefined;
+}
+
+function endpointView(e: EndpointListing): EndpointView {
+  const ours = Object.values(e.queued).reduce((sum, n) => sum + n, 0);
+  return {
+    name: e.endpoint,
+    backend: e.backend,
+    host: e.host,
+    baseUrl: e.baseUrl,
+    state: e.state,
+    reason: e.reason,
+    models: e.models.map((m) => ({ id: m.id, context: m.context, status: m.routerStatus })),
+    slots: e.slots ? { busy: e.slots.busy, total: e.slots.total, source: e.slots.source } : undefined,
+    capacity: e.capacity,
+    localagentsJobs: e.localagents_jobs,
+    queued: ours + (e.metrics.requestsWaiting ?? 0),
+    running: e.metrics.requestsRunning,
+    kvCacheUsage: e.metrics.kvCacheUsage,
+    warnings: e.warnings,
+  };
+}
+
+export function endpointsView(listing: ModelListing, at: Date): EndpointsView {
+  return { at: at.toISOString(), endpoints: listing.endpoints.map(endpointView), warnings: listing.warnings, error: undefined };
+}
+
+export function endpointsFailure(message: string, at: Date): EndpointsView {
+  return { at: at.toISOString(), endpoints: [], warnings: [], error: message };
+}

@@ -1,0 +1,45 @@
+/**
+ * One row of the jobs table: what a user sorts and scans by. Built from the
+ * record alone, so the list never opens a job's logs.
+ */
+import type { JobRecord } from '../jobs/job-record.js';
+
+export interface JobRow {
+  readonly id: string;
+  readonly status: string;
+  readonly task: string;
+  readonly model: string | undefined;
+  readonly endpoint: string | undefined;
+  readonly created_at: string;
+  readonly started_at: string | undefined;
+  readonly finished_at: string | undefined;
+  readonly turns: number;
+  readonly tool_calls: number;
+  readonly files_touched: number;
+  readonly requests: number;
+  readonly queue_position: number | undefined;
+  readonly last_activity: string | undefined;
+  readonly error: string | undefined;
+}
+
+const TASK_PREVIEW = 140;
+
+export function jobRow(record: JobRecord): JobRow {
+  return {
+    id: record.id,
+    status: record.status,
+    task: record.task_preview.slice(0, TASK_PREVIEW),
+    model: record.model.served ?? record.model.requested,
+    endpoint: record.model.endpoint,
+    created_at: record.created_at,
+    started_at: record.started_at,
+    finished_at: record.finished_at,
+    turns: record.num_turns,
+    tool_calls: record.tool_calls,
+    files_touched: record.files_touched.length,
+    requests: record.requests,
+    queue_position: record.queue?.position,
+    last_activity: record.last_activity?.what,
+    error: record.error?.slice(0, 300),
+  };
+}

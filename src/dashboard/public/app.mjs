@@ -1,0 +1,78 @@
+/* global document, location, window, fetch, EventSource, URLSearchParams */
+// The dashboard page: one EventSource carries job rows and endpoint listings;
+// the job page fetches its details when its row changes. The token stays in
+// the query string (reloads keep working); the view lives in the hash.
+import { byId } from './dom.mjs';
+import { renderEndpoints } from './endpoints-view.mjs';
+import { createJobPage } from './job-page.mjs';
+import { createJobsTable } from './jobs-table.mjs';
+
+const token = new URLSearchParams(location.search).get('token') ?? '';
+const withToken = (path) => `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+
+async function fetchJson(path) {
+  const res = await fetch(withToken(path), { cache: 'no-store' });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.message ?? `HTTP ${res.status}`);
+  return body;
+}
+
+const rows = new Map();
+const table = createJobsTable();
+const jobPage = createJobPage({ fetchJson });
+const live = byId('live');
+
+function setLive(state, text) {
+  live.dataset.state = state;
+  live.textContent = text;
+  document.body.dataset.live = state;
+}
+
+function showProblem(text) {
+  const node = byId('problem');
+  node.textContent = text ?? '';
+  node.hidden = !text;
+}
+
+function route() {
+  const match = /^#job\/([\w-]+)$/.exec(location.hash);
+  if (match) {
+    byId('jobs-view').hidden = true;
+    jobPage.show(match[1], rows.get(match[1]));
+    window.scrollTo(0, 0);
+  } else {
+    jobPage.hide();
+    byId('jobs-view').hidden = false;
+    table.update(rows);
+  }
+}
+
+const events = new EventSource(withToken('/api/events'));
+events.addEventListener('open', () => {
+  setLive('open', 'live');
+  showProblem(null);
+});
+events.addEventListener('error', () => {
+  // CLOSED: the server refused us (a wrong token answers 403); CONNECTING: it went away and we retry.
+  if (events.readyState === EventSource.CLOSED) {
+    setLive('closed', 'disconnected');
+    showProblem('The dashboard refused this page. Open the exact URL that `localagents dashboard` printed (the token changes on every start).');
+  } else setLive('reconnecting', 'reconnecting…');
+});
+events.addEventListener('jobs', (event) => {
+  const change = JSON.parse(event.data);
+  if (change.reset) rows.clear();
+  for (const row of change.upsert) rows.set(row.id, row);
+  for (const id of change.remove) rows.delete(id);
+  if (!byId('jobs-view').hidden) table.update(rows);
+  jobPage.rowsChanged(rows);
+});
+events.addEventListener('endpoints', (event) => renderEndpoints(byId('endpoints'), byId('endpoints-age'), JSON.parse(event.data)));
+events.addEventListener('problem', (event) => showProblem(JSON.parse(event.data).message));
+
+window.addEventListener('hashchange', route);
+window.setInterval(() => {
+  table.tick();
+  jobPage.tick();
+}, 1000);
+route();

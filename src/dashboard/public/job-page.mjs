@@ -1,0 +1,149 @@
+// The job page: record, per-request charts, diffstat and transcript tail.
+// Refetched whenever the live feed says this job's row changed, so a running
+// job's page follows it without a reload and a finished one costs nothing.
+import { createCharts } from './charts.mjs';
+import { byId, el, elapsedOf, FINISHED, fmtDuration, fmtInt, fmtWhen, statusBadge } from './dom.mjs';
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** One line that says at a glance whether the KV cache worked and how full the context got. */
+export function summariseRequests(points, context) {
+  if (points.length === 0) return 'no backend requests yet';
+  const parts = [`${points.length} request${points.length === 1 ? '' : 's'}`];
+  const answered = points.filter((p) => p.fresh !== null);
+  const last = answered.at(-1);
+  if (last) {
+    const size = (last.cached ?? 0) + last.fresh;
+    parts.push(`last prompt ${fmtInt(size)} tokens${context ? ` (${Math.round((size / context) * 100)}% of the ${fmtInt(context)} context)` : ''}`);
+  }
+  const reuse = (p) => {
+    const total = (p.cached ?? 0) + p.fresh;
+    return total > 0 ? (p.cached ?? 0) / total : 0;
+  };
+  const later = answered.slice(1); // the first request of a session has nothing to reuse
+  if (later.length > 0) parts.push(`median KV-cache reuse ${Math.round(median(later.map(reuse)) * 100)}%`);
+  const misses = later.filter((p) => reuse(p) < 0.5).map((p) => `#${p.n}`);
+  if (misses.length > 0) parts.push(`cache mostly missed at ${misses.slice(0, 6).join(', ')}${misses.length > 6 ? '…' : ''}`);
+  const failed = points.filter((p) => p.status >= 400).length;
+  if (failed > 0) parts.push(`${failed} failed`);
+  return parts.join(' · ');
+}
+
+function fact(label, value) {
+  return [el('dt', {}, label), el('dd', {}, value ?? '—')];
+}
+
+export function createJobPage({ fetchJson }) {
+  const root = byId('job-view');
+  const charts = createCharts({ latency: byId('chart-latency'), prompt: byId('chart-prompt'), output: byId('chart-output') });
+  let current = null;
+  let seen = null; // the row as last loaded, to tell when to reload
+  let loading = false;
+  let again = false;
+
+  function renderRecord(detail) {
+    const r = detail.record;
+    byId('job-title').textContent = `Job ${r.id}`;
+    byId('job-status').replaceChildren(statusBadge(r.status));
+    root.dataset.status = r.status;
+    const u = r.usage;
+    byId('job-facts').replaceChildren(
+      ...fact('Model', `${r.model.served ?? r.model.requested ?? 'pending'}${r.model.endpoint ? ` on ${r.model.endpoint}` : ''}`),
+      ...fact('Context', r.model.context ? `${fmtInt(r.model.context)} tokens` : undefined),
+      ...fact('Elapsed', el('span', { id: 'job-elapsed', 'data-from': FINISHED.has(r.status) ? undefined : r.started_at ?? r.created_at }, fmtDuration(elapsedOf(r)))),
+      ...fact('Turns / tool calls', `${r.num_turns} / ${r.tool_calls}`),
+      ...fact('Tokens', `${fmtInt(u.input_tokens)} evaluated · ${fmtInt(u.cache_read_input_tokens)} cached · ${fmtInt(u.output_tokens)} generated`),
+      ...fact('Created', fmtWhen(r.created_at)),
+      ...fact('Finished', r.finished_at ? fmtWhen(r.finished_at) : undefined),
+      ...fact('Isolation', `${r.isolation} · ${r.work_dir ?? r.cwd}`),
+      ...fact('Last activity', r.last_activity?.what),
+    );
+    byId('job-task').textContent = r.task_preview;
+    const outcome = [];
+    if (r.queue) outcome.push(el('p', { class: 'muted' }, `Queued at position ${r.queue.position}, waiting for ${r.queue.waiting_for}.`));
+    if (r.result) outcome.push(el('h3', {}, 'Result'), el('pre', { class: 'result' }, r.result));
+    if (r.error) outcome.push(el('pre', { class: 'error' }, r.error));
+    for (const w of r.warnings) outcome.push(el('p', { class: 'warn small' }, w));
+    if (r.worktree?.kept) {
+      outcome.push(el('ul', { class: 'commands' }, ...Object.entries(r.worktree.commands).map(([what, cmd]) => el('li', {}, `${what}: `, el('code', {}, cmd)))));
+    }
+    byId('job-outcome').replaceChildren(...outcome);
+    byId('job-diffstat').textContent = detail.diffstat?.text || (r.isolation === 'worktree' ? 'no changes' : 'not in a worktree (isolation "none")');
+    byId('diff-note').textContent = detail.diffstat ? (detail.diffstat.live ? 'live' : 'as the job left it') : '';
+    byId('job-files').replaceChildren(...(r.files_touched.length ? r.files_touched.map((f) => el('li', {}, el('code', {}, f))) : [el('li', { class: 'muted' }, 'none')]));
+    const tail = byId('job-tail');
+    const atBottom = tail.scrollTop + tail.clientHeight >= tail.scrollHeight - 8;
+    tail.textContent = detail.tail || '(empty)';
+    if (atBottom) tail.scrollTop = tail.scrollHeight;
+  }
+
+  function renderRequests(series) {
+    charts.update(series.points, series.context);
+    let note = summariseRequests(series.points, series.context);
+    if (series.unreadable > 0) note += ` · ${series.unreadable} unreadable log lines`;
+    byId('req-summary').textContent = note;
+    byId('req-errors').replaceChildren(
+      ...series.points.filter((p) => p.error).slice(-20).map((p) => el('li', {}, `request #${p.n} (${fmtWhen(p.t)}): HTTP ${p.status} ${p.error}`)),
+    );
+  }
+
+  async function load() {
+    if (loading) {
+      again = true;
+      return;
+    }
+    loading = true;
+    try {
+      do {
+        again = false;
+        const id = current;
+        const [detail, series] = await Promise.all([fetchJson(`/api/jobs/${id}`), fetchJson(`/api/jobs/${id}/requests`)]);
+        if (id !== current) continue; // the user moved on meanwhile
+        renderRecord(detail);
+        renderRequests(series);
+        root.dataset.loaded = id;
+      } while (again && current);
+    } catch (err) {
+      byId('job-outcome').replaceChildren(el('p', { class: 'warn' }, `Cannot load this job: ${err.message}`));
+    } finally {
+      loading = false;
+    }
+  }
+
+  return {
+    show(id, row) {
+      if (id !== current) {
+        current = id;
+        seen = row ? JSON.stringify(row) : null;
+        delete root.dataset.loaded;
+        charts.destroy();
+        byId('job-title').textContent = `Job ${id}`;
+        for (const part of ['job-facts', 'job-outcome', 'job-files', 'req-errors']) byId(part).replaceChildren();
+        for (const part of ['job-task', 'job-diffstat', 'job-tail', 'req-summary', 'diff-note']) byId(part).textContent = '';
+      }
+      root.hidden = false;
+      void load();
+    },
+    hide() {
+      root.hidden = true;
+      current = null;
+    },
+    /** Called with every feed update; reloads only when this job's row changed. */
+    rowsChanged(rows) {
+      if (!current) return;
+      const row = rows.get(current);
+      const next = row ? JSON.stringify(row) : null;
+      if (next !== seen) {
+        seen = next;
+        void load();
+      }
+    },
+    tick() {
+      const node = byId('job-elapsed');
+      if (node?.dataset.from) node.textContent = fmtDuration((Date.now() - Date.parse(node.dataset.from)) / 1000);
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The per-request chart data of one job, read from its requests.jsonl: how long
+ * each backend request took (first byte, total) and how its prompt split into
+ * tokens served from the KV cache and tokens evaluated anew, plus tokens
+ * generated. Only generation requests (POST /v1/messages) are points; the
+ * shim's count_tokens calls are not.
+ */
+import { open } from 'node:fs/promises';
+import { z } from 'zod';
+
+export interface RequestPoint {
+  /** 1-based number of the generation request within the job. */
+  readonly n: number;
+  readonly t: string;
+  readonly status: number;
+  readonly ttfb_ms: number | null;
+  readonly total_ms: number;
+  /** Prompt tokens the backend reused from its cache (usage.cache_read_input_tokens). */
+  readonly cached: number | null;
+  /** Prompt tokens evaluated for this request (usage.input_tokens). */
+  readonly fresh: number | null;
+  readonly output: number | null;
+  readonly messages: number | null;
+  readonly error: string | null;
+}
+
+export interface RequestSeries {
+  readonly points: readonly RequestPoint[];
+  /** Lines that were not a request entry (a line cut by a crash, hand edits). */
+  readonly unreadable: number;
+  /** The file was larger than we read; the points are its most recent requests. */
+  readonly truncated: boolean;
+}
+
+/** Far beyond any real job (~500 bytes a request); protects the server from a runaway file. */
+const MAX_BYTES = 32 * 1024 * 1024;
+
+// Loose: the shim adds fields over time, and an older file lacks some.
+const entrySchema = z.looseObject({
+  t: z.string(),
+  path: z.string(),
+  method: z.string().optional(),
+  status: z.number(),
+  ttfb_ms: z.number().nullish(),
+  total_ms: z.number(),
+  messages: z.number().nullish(),
+  usage: z
+    .looseObject({
+      input_tokens: z.number().nullish(),
+      output_tokens: z.number().nullish(),
+      cache_read_input_tokens: z.number().nullish(),
+    })
+    .nullish(),
+  error: z.string().nullish(),
+  original_error: z.string().nullish(),
+});
+
+async function readTail(path: string): Promise<{ text: string; truncated: boolean }> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    // No file yet: the job has not sent a request.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', truncated: false };
+    throw err;
+  }
+  try {
+    const { size } = await handle.stat();
+    const start = Math.max(0, size - MAX_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    await handle.read(buffer, 0, buffer.length, start);
+    const text = buffer.toString('utf8');
+    // Starting mid-file, the first line is a fragment.
+    return start === 0 ? { text, truncated: false } : { text: text.slice(text.indexOf('\n') + 1), truncated: true };
+  } finally {
+    await handle.close();
+  }
+}
+
+function isGeneration(entry: z.infer<typeof entrySchema>): boolean {
+  return entry.path === '/v1/messages' && (entry.method === undefined || entry.method === 'POST');
+}
+
+export function parseRequestLines(text: string): { points: RequestPoint[]; unreadable: number } {
+  const points: RequestPoint[] = [];
+  let unreadable = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      unreadable++;
+      continue;
+    }
+    const parsed = entrySchema.safeParse(json);
+    if (!parsed.success) {
+      unreadable++;
+      continue;
+    }
+    const e = parsed.data;
+    if (!isGeneration(e)) continue;
+    points.push({
+      n: points.length + 1,
+      t: e.t,
+      status: e.status,
+      ttfb_ms: e.ttfb_ms ?? null,
+      total_ms: e.total_ms,
+      cached: e.usage?.cache_read_input_tokens ?? (e.usage ? 0 : null),
+      fresh: e.usage?.input_tokens ?? null,
+      output: e.usage?.output_tokens ?? null,
+      messages: e.messages ?? null,
+      error: e.status >= 400 ? (e.error ?? e.original_error ?? `HTTP ${e.status}`).slice(0, 300) : null,
+    });
+  }
+  return { points, unreadable };
+}
+
+export async function readRequestSeries(path: string): Promise<RequestSeries> {
+  const { text, truncated } = await readTail(path);
+  return { ...parseRequestLines(text), truncated };
+}

@@ -1,0 +1,66 @@
+/**
+ * The Claude Code plugin in this repository: the bundled Claude Code accepts
+ * its manifests and sees the MCP server and the skill, and the launcher the
+ * manifest names starts a working MCP server both from a built tree and from
+ * a bare checkout (no dist/, as a plugin installed from git has).
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
+
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+
+async function toolsFromLauncher(launcher: string): Promise<string[]> {
+  const home = mkdtempSync(join(tmpdir(), 'la-plugin-home-'));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [launcher],
+    cwd: home,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LOCALAGENTS_STATE_DIR: join(home, 'state'), LOCALAGENTS_LOG: 'error' },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'plugin-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    return (await client.listTools()).tools.map((t) => t.name);
+  } finally {
+    await client.close();
+  }
+}
+
+describe('Claude Code plugin', () => {
+  it('passes `claude plugin validate` and provides the MCP server and the skill', async () => {
+    const claude = bundledClaudePath();
+    expect(claude).toBeDefined();
+    const home = mkdtempSync(join(tmpdir(), 'la-validate-'));
+    const { stdout, stderr } = await run(claude!, ['plugin', 'validate', REPO_ROOT], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude'), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+      timeout: 60_000,
+    });
+    const out = `${stdout}${stderr}`;
+    expect(out).toContain('Validation passed');
+    expect(out).toContain('mcpServers: localagents stdio node ["${CLAUDE_PLUGIN_ROOT}/plugin/start-mcp.mjs"]');
+    expect(out).toContain('skills: localagents:delegate-to-local-models');
+  }, 90_000);
+
+  it('starts the MCP server from the repository', async () => {
+    expect(await toolsFromLauncher(join(REPO_ROOT, 'plugin', 'start-mcp.mjs'))).toContain('run_agent');
+  }, 60_000);
+
+  it('starts the MCP server from a checkout that was never built', async () => {
+    // A plugin installed from git: sources and node_modules (Claude Code runs npm ci), no dist/.
+    const checkout = mkdtempSync(join(tmpdir(), 'la-checkout-'));
+    mkdirSync(join(checkout, 'plugin'));
+    copyFileSync(join(REPO_ROOT, 'plugin', 'start-mcp.mjs'), join(checkout, 'plugin', 'start-mcp.mjs'));
+    for (const entry of ['src', 'node_modules', 'package.json']) symlinkSync(join(REPO_ROOT, entry), join(checkout, entry));
+    const tools = await toolsFromLauncher(join(checkout, 'plugin', 'start-mcp.mjs'));
+    expect(tools).toEqual(expect.arrayContaining(['list_models', 'run_agent', 'wait_job', 'job_log']));
+  }, 60_000);
+});
