@@ -1,6 +1,7 @@
 /**
  * The CLI's only door to the terminal. Everything else in src/ writes to the
- * logger (stderr) or returns data.
+ * logger (stderr) or returns data; the live job display writes through a
+ * `Terminal` so it can be driven and tested without a real one.
  */
 export function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -12,4 +13,61 @@ export function printJson(value: unknown): void {
 
 export function printError(message: string, hint?: string): void {
   process.stderr.write(`error: ${message}\n${hint ? `${hint}\n` : ''}`);
+}
+
+/** A side remark for a human (stderr), so stdout stays what a script parses. */
+export function printNote(text: string): void {
+  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+export interface Terminal {
+  /** stdout is a terminal: redraw is possible. */
+  readonly isTty: boolean;
+  /** stdin and stdout are both terminals: a question can be asked and answered with one key. */
+  readonly interactive: boolean;
+  /** Width in columns; 80 when unknown. */
+  columns(): number;
+  /** Raw text, no newline added. */
+  write(text: string): void;
+  /** One key press in raw mode; undefined when stdin is not a terminal, ends, or `signal` aborts. */
+  readKey(signal?: AbortSignal): Promise<string | undefined>;
+}
+
+export function processTerminal(): Terminal {
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  let broken = false;
+  // A closed terminal (SIGHUP, a dead pipe) must not crash the process that hosts a job.
+  stdout.on('error', () => {
+    broken = true;
+  });
+  return {
+    isTty: stdout.isTTY,
+    interactive: stdout.isTTY && stdin.isTTY,
+    columns: () => (stdout.isTTY && stdout.columns > 0 ? stdout.columns : 80),
+    write(text) {
+      if (!broken) stdout.write(text);
+    },
+    readKey(signal) {
+      if (!stdin.isTTY || signal?.aborted) return Promise.resolve(undefined);
+      return new Promise((resolve) => {
+        const done = (key: string | undefined): void => {
+          signal?.removeEventListener('abort', onAbort);
+          stdin.off('data', onData);
+          stdin.off('end', onEnd);
+          stdin.setRawMode(false);
+          stdin.pause();
+          resolve(key);
+        };
+        const onData = (data: Buffer): void => done(data.toString('utf8'));
+        const onEnd = (): void => done(undefined);
+        const onAbort = (): void => done(undefined);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        stdin.setRawMode(true);
+        stdin.on('data', onData);
+        stdin.once('end', onEnd);
+        stdin.resume();
+      });
+    },
+  };
 }

@@ -3,33 +3,22 @@
  * action builds the app, calls one service and prints; main.ts owns the
  * process (exit codes, the single catch).
  */
-import { Command, Option } from 'commander';
-import { createApp, type App, type AppOptions } from '../app.js';
-import type { Logger } from '../log.js';
+import { Command, Option, type CommanderError } from 'commander';
+import { BadArgumentError } from '../errors.js';
 import { createMcpServer } from '../mcp/server.js';
 import { serveHttp, serveStdio } from '../mcp/transports.js';
 import { formatModelList } from '../registry/format-model-list.js';
-import { formatChecks, runDoctor } from './doctor.js';
+import { registerCancel } from './commands/cancel.js';
+import { registerDiff } from './commands/diff.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerJobs } from './commands/jobs.js';
+import { registerLog } from './commands/log.js';
+import { registerRun } from './commands/run.js';
+import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
+import { withApp } from './with-app.js';
 
-export interface CliContext {
-  readonly version: string;
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly log: Logger;
-  /** Set by an action to the process exit code. */
-  exitCode: number;
-}
-
-async function withApp<T>(ctx: CliContext, configPath: string | undefined, use: (app: App) => Promise<T>): Promise<T> {
-  const options: AppOptions = { configPath, cwd: ctx.cwd, env: ctx.env, log: ctx.log };
-  const app = createApp(options);
-  try {
-    return await use(app);
-  } finally {
-    await app.close();
-  }
-}
+export type { CliContext } from './context.js';
 
 async function serve(ctx: CliContext, opts: { config?: string; transport: string; port: string }): Promise<void> {
   await withApp(ctx, opts.config, async (app) => {
@@ -47,6 +36,19 @@ async function serve(ctx: CliContext, opts: { config?: string; transport: string
   });
 }
 
+/**
+ * Usage errors (unknown option, bad choice, missing argument) become one
+ * bad_argument line for main.ts to print, exit 2, instead of commander's own
+ * print-and-exit-1. --help and --version still exit 0 through commander.
+ */
+function oneLineUsageErrors(command: Command, name: string): void {
+  command.configureOutput({ outputError: () => undefined });
+  command.exitOverride((err: CommanderError) => {
+    if (err.exitCode === 0) return;
+    throw new BadArgumentError('usage', err.message.replace(/^error: /, ''), { hint: `${name} --help shows the options and examples.` });
+  });
+}
+
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('localagents')
     .description('MCP server that runs headless Claude Code sessions on your own llama.cpp / vLLM servers')
@@ -54,13 +56,23 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--config <path>', 'models.yaml to use (default: $LOCALAGENTS_CONFIG, ./models.yaml, ~/.config/localagents/models.yaml)')
     .addOption(new Option('--transport <kind>', 'MCP transport').choices(['stdio', 'http']).default('stdio'))
     .option('--port <n>', 'port for --transport http (127.0.0.1 only)', '8765')
-    .showHelpAfterError()
     .addHelpText('after', `
 Examples:
   claude mcp add --scope user local -- localagents --config ~/models.yaml
-  localagents models            what every endpoint serves right now
-  localagents doctor            check config, servers and the bundled Claude Code`)
-    .action((opts: { config?: string; transport: string; port: string }) => serve(ctx, opts));
+  localagents doctor --self-test   prove the install works (no model server needed)
+  localagents models               what every endpoint serves right now
+  localagents doctor               check config, servers and the bundled Claude Code
+  localagents run "Add tests for src/parse.ts; run npm test" --isolation worktree
+  localagents jobs                 running and queued jobs; show / log -f / diff / cancel JOB`)
+    .allowExcessArguments()
+    .action((opts: { config?: string; transport: string; port: string }, command: Command) => {
+      const [unknown] = command.args;
+      if (unknown !== undefined) {
+        const names = command.commands.map((c) => c.name()).join(', ');
+        throw new BadArgumentError('command', `unknown command '${unknown}'`, { hint: `The commands are ${names}; localagents --help explains them.` });
+      }
+      return serve(ctx, opts);
+    });
 
   program
     .command('mcp')
@@ -73,25 +85,19 @@ Examples:
     .option('--json', 'machine-readable output')
     .addHelpText('after', '\nExamples:\n  localagents models\n  localagents --config ./models.yaml models --json')
     .action((opts: { json?: boolean }) =>
-      withApp(ctx, program.opts<{ config?: string }>().config, async (app) => {
+      withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const listing = await app.listModels();
         if (opts.json) printJson(listing);
         else print(formatModelList(listing));
       }),
     );
 
-  program
-    .command('doctor')
-    .description('check the config, every endpoint and the bundled Claude Code binary; say how to fix what is wrong')
-    .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) =>
-      withApp(ctx, program.opts<{ config?: string }>().config, async (app) => {
-        const checks = await runDoctor(app);
-        if (opts.json) printJson(checks);
-        else print(formatChecks(checks));
-        ctx.exitCode = checks.every((c) => c.ok) ? 0 : 1;
-      }),
-    );
-
+  registerDoctor(program, ctx);
+  registerRun(program, ctx);
+  registerJobs(program, ctx);
+  registerLog(program, ctx);
+  registerCancel(program, ctx);
+  registerDiff(program, ctx);
+  for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;
 }

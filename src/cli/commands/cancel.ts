@@ -1,0 +1,115 @@
+/**
+ * `localagents cancel JOB`. A job runs inside the process that started it, so
+ * this command can only ask that process:
+ * - a `localagents run` process (it left a run-host marker) gets SIGTERM,
+ *   which it treats as "cancel my job": the record ends `cancelled`;
+ * - an MCP server runs many jobs and would stop them all on SIGTERM, so we
+ *   refuse and say how to cancel from its Claude session; --force instead ends
+ *   the job's Claude Code process group, and the server records the job failed;
+ * - a job whose server died is already `interrupted`: nothing runs any more.
+ */
+import type { Command } from 'commander';
+import type { App } from '../../app.js';
+import { errorMessage } from '../../errors.js';
+import { FINISHED, type JobRecord } from '../../jobs/job-record.js';
+import { jobView } from '../../mcp/job-view.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { jobReport } from '../format-job.js';
+import { loadJob } from '../job-arg.js';
+import { print, printError, printJson, printNote } from '../output.js';
+import { runHostPid } from '../run-host.js';
+import { withApp } from '../with-app.js';
+
+/** Enough for the kill ladder (SDK grace, SIGTERM, SIGKILL after 1.5 s) and the worktree finish. */
+const STOP_WAIT_MS = 30_000;
+
+async function untilFinished(app: App, id: string, timeoutMs: number): Promise<JobRecord> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await app.jobs.get(id);
+    if (FINISHED.has(record.status) || Date.now() > deadline) return record;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function signal(pid: number, sig: NodeJS.Signals): string | undefined {
+  try {
+    process.kill(pid, sig);
+    return undefined;
+  } catch (err) {
+    return errorMessage(err);
+  }
+}
+
+interface CancelOutcome {
+  readonly record: JobRecord;
+  /** Why we could not stop it, with what to do instead. */
+  readonly refused?: { readonly message: string; readonly hint: string };
+  readonly note?: string;
+}
+
+async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOutcome> {
+  const record = await loadJob(app, id);
+  if (FINISHED.has(record.status)) {
+    const note = record.status === 'interrupted'
+      ? `job ${record.id} was already interrupted: the localagents process that ran it (pid ${record.owner_pid}) is gone, so nothing runs any more`
+      : `job ${record.id} had already ended: ${record.status}`;
+    return { record, note };
+  }
+  const host = await runHostPid(app.stateDir, record.id);
+  if (host !== undefined && host === record.owner_pid) {
+    const failed = signal(host, 'SIGTERM');
+    if (failed) return { record, refused: { message: `could not signal localagents run (pid ${host}): ${failed}`, hint: 'Press Ctrl-C in the terminal where it runs.' } };
+    printNote(`asked localagents run (pid ${host}) to cancel job ${record.id}…`);
+    return { record: await untilFinished(app, record.id, STOP_WAIT_MS) };
+  }
+  if (!force || record.status !== 'running' || record.claude_pid === undefined) {
+    const where = `job ${record.id} is ${record.status} inside another localagents server (pid ${record.owner_pid}), and only that server can cancel it cleanly`;
+    return {
+      record,
+      refused: {
+        message: where,
+        hint: record.status === 'running' && record.claude_pid !== undefined
+          ? `Ask the Claude session that started it to call cancel_job(job_id="${record.id}"), or run localagents cancel --force ${record.id} to end its Claude Code process group (pid ${record.claude_pid}); the job is then recorded as failed.`
+          : `Ask the Claude session that started it to call cancel_job(job_id="${record.id}").`,
+      },
+    };
+  }
+  // A negative pid signals the whole group: Claude Code and the shells and tools it started.
+  const failed = signal(-record.claude_pid, 'SIGTERM');
+  if (failed) return { record, refused: { message: `could not signal Claude Code's process group ${record.claude_pid}: ${failed}`, hint: `Ask the Claude session that started it to call cancel_job(job_id="${record.id}").` } };
+  printNote(`sent SIGTERM to Claude Code's process group ${record.claude_pid}; server pid ${record.owner_pid} will record job ${record.id} as failed…`);
+  return { record: await untilFinished(app, record.id, STOP_WAIT_MS) };
+}
+
+export function registerCancel(program: Command, ctx: CliContext): void {
+  program
+    .command('cancel')
+    .description('stop a running or queued job (its Claude Code process and the commands it started end; work already written stays)')
+    .argument('<job>', 'job id (see localagents jobs)')
+    .option('--force', "for a job of an MCP server: end its Claude Code process group (recorded as failed, not cancelled)")
+    .option('--json', 'print the job record as JSON')
+    .addHelpText('after', `
+A job started by localagents run is cancelled cleanly (its run process gets
+SIGTERM). A job of an MCP server can only be cancelled cleanly by that server:
+ask its Claude session to call cancel_job, or use --force.
+Exit code: 0 when the job is no longer running, 1 otherwise.
+
+Examples:
+  localagents cancel 20261129-111500-7gk2mq4xrz9d
+  localagents cancel --force 20261129-111500-7gk2mq4xrz9d`)
+    .action((id: string, opts: { force?: boolean; json?: boolean }) =>
+      withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
+        const outcome = await cancelJob(app, id, opts.force === true);
+        if (outcome.refused) {
+          printError(outcome.refused.message, outcome.refused.hint);
+          ctx.exitCode = 1;
+          return;
+        }
+        if (outcome.note) printNote(outcome.note);
+        if (opts.json) printJson(jobView(outcome.record));
+        else print(jobReport(outcome.record));
+        ctx.exitCode = FINISHED.has(outcome.record.status) ? 0 : 1;
+      }),
+    );
+}

@@ -1,0 +1,41 @@
+/** `localagents jobs` and `localagents show JOB`: the records, as a table or one page. */
+import type { Command } from 'commander';
+import { FINISHED } from '../../jobs/job-record.js';
+import { jobView } from '../../mcp/job-view.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { jobDetails, jobTable } from '../format-job.js';
+import { loadJob } from '../job-arg.js';
+import { print, printJson, processTerminal } from '../output.js';
+import { withApp } from '../with-app.js';
+
+export function registerJobs(program: Command, ctx: CliContext): void {
+  program
+    .command('jobs')
+    .description('list running and queued jobs (of every localagents process using this state folder); --all adds finished ones')
+    .option('--all', 'include finished jobs')
+    .option('--json', 'print the job records as a JSON array')
+    .addHelpText('after', '\nExamples:\n  localagents jobs\n  localagents jobs --all\n  localagents jobs --all --json | jq -r \'.[] | select(.status=="failed") | .id\'')
+    .action((opts: { all?: boolean; json?: boolean }) =>
+      withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
+        const records = await app.jobs.list(opts.all === true);
+        if (opts.json) return printJson(records.map(jobView));
+        if (records.length > 0) return print(jobTable(records, processTerminal().columns()));
+        const finished = opts.all ? 0 : (await app.jobs.list(true)).filter((r) => FINISHED.has(r.status)).length;
+        print(opts.all ? `no jobs on record in ${app.store.root}` : `no running or queued jobs${finished ? `; localagents jobs --all shows the ${finished} finished ones` : ''}`);
+      }),
+    );
+
+  program
+    .command('show')
+    .description('one job: status, result, files touched, worktree and where its logs are')
+    .argument('<job>', 'job id (see localagents jobs --all)')
+    .option('--json', 'print the job record as JSON')
+    .addHelpText('after', '\nExamples:\n  localagents show 20261129-111500-7gk2mq4xrz9d\n  localagents show 20261129-111500-7gk2mq4xrz9d --json | jq .worktree')
+    .action((id: string, opts: { json?: boolean }) =>
+      withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
+        const record = await loadJob(app, id);
+        if (opts.json) printJson(jobView(record));
+        else print(jobDetails(record, app.store.paths(record.id)));
+      }),
+    );
+}

@@ -1,0 +1,58 @@
+/** `localagents log JOB [-f]`: the readable transcript; -f follows it like tail -f until the job ends. */
+import type { Command } from 'commander';
+import type { App } from '../../app.js';
+import { BadArgumentError } from '../../errors.js';
+import { FINISHED } from '../../jobs/job-record.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { createFileTail } from '../follow/file-tail.js';
+import { loadJob } from '../job-arg.js';
+import { print } from '../output.js';
+import { withApp } from '../with-app.js';
+
+const POLL_MS = 300;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function followLog(app: App, id: string, lines: number | undefined): Promise<void> {
+  const tail = createFileTail(app.store.paths(id).transcript);
+  const emit = (batch: readonly string[]): void => {
+    if (batch.length > 0) print(batch.join('\n'));
+  };
+  const first = await tail.read();
+  emit(lines === undefined ? first : first.slice(-lines));
+  for (;;) {
+    // Status first, lines second: lines written before the job ended are read after we learn it ended.
+    const record = await app.jobs.get(id);
+    emit(await tail.read());
+    if (FINISHED.has(record.status)) {
+      // The record can land a moment before the transcript's last write is flushed.
+      await sleep(POLL_MS);
+      emit(await tail.read());
+      const rest = tail.rest();
+      if (rest) print(rest);
+      return;
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+export function registerLog(program: Command, ctx: CliContext): void {
+  program
+    .command('log')
+    .description("a job's transcript: assistant text, thinking (shortened), tool calls and results, backend errors")
+    .argument('<job>', 'job id (see localagents jobs --all)')
+    .option('-f, --follow', 'keep printing new lines until the job ends (works for jobs of any localagents process)')
+    .option('-n, --lines <n>', 'only the last n lines (before following)')
+    .addHelpText('after', '\nExamples:\n  localagents log 20261129-111500-7gk2mq4xrz9d\n  localagents log 20261129-111500-7gk2mq4xrz9d -f\n  localagents log 20261129-111500-7gk2mq4xrz9d -n 20')
+    .action((id: string, opts: { follow?: boolean; lines?: string }) =>
+      withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
+        const lines = opts.lines === undefined ? undefined : Number(opts.lines);
+        if (lines !== undefined && (!Number.isInteger(lines) || lines < 1)) {
+          throw new BadArgumentError('--lines', `--lines must be a positive whole number, not "${opts.lines ?? ''}"`);
+        }
+        const record = await loadJob(app, id);
+        if (opts.follow) return followLog(app, record.id, lines);
+        const text = await app.jobs.tail(record.id, lines ?? Number.MAX_SAFE_INTEGER);
+        print(text || `(job ${record.id} has no transcript yet: ${record.status})`);
+      }),
+    );
+}

@@ -1,0 +1,109 @@
+/**
+ * Cancelling from another shell. A job runs inside the process that started
+ * it: `localagents cancel` stops a `localagents run` job cleanly through its
+ * run process, and refuses an MCP server's job unless --force. Two real
+ * Claude Code runs; each job hangs on its second model request until stopped.
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Script, type Simulator } from '../sim/index.js';
+import { connect, makeDirs, ok, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
+import { jobIdIn, runCli, startCli, waitFor, type CliOptions } from './cli-process.js';
+
+const WRITE_THEN_HANG: Script = (req) =>
+  req.assistantTurns === 0
+    ? { toolUse: { name: 'Write', input: { file_path: 'part1.txt', content: 'one\n' } } }
+    : { text: 'never', delayMs: 600_000 };
+
+interface OnDisk {
+  status: string;
+  tool_calls: number;
+  claude_pid?: number;
+  owner_pid: number;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('localagents cancel', { timeout: 120_000 }, () => {
+  let dirs: E2EDirs;
+  let sim: Simulator;
+  let opts: CliOptions;
+  const cli = (...args: string[]): ReturnType<typeof runCli> => runCli(['--config', dirs.config, ...args], opts);
+  const onDisk = (id: string): OnDisk => JSON.parse(readFileSync(join(dirs.state, 'jobs', id, 'job.json'), 'utf8')) as OnDisk;
+  const hanging = (): boolean => sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined);
+
+  beforeAll(async () => {
+    dirs = makeDirs();
+    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, slots: 2 });
+    sim.setScript(WRITE_THEN_HANG);
+    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
+    opts = { cwd: dirs.repo, env: serverEnv(dirs) };
+  });
+  afterAll(async () => {
+    await sim?.close();
+    rmSync(dirs.root, { recursive: true, force: true });
+    rmSync(dirs.repo, { recursive: true, force: true });
+  });
+
+  it('a job of `localagents run`: cancel ends it cleanly, run exits 1 with the cancelled record, log -f stops with it', async () => {
+    const run = startCli(['--config', dirs.config, 'run', '--json', 'Write part1.txt, then wait.'], opts);
+    await waitFor(() => /job \S+ started/.test(run.stderr()), 60_000, 'the start line');
+    const id = jobIdIn(run.stderr());
+    await waitFor(() => onDisk(id).tool_calls >= 1 && hanging(), 60_000, 'the job to hang on its second request');
+    expect(existsSync(join(dirs.state, 'run-hosts', `${id}.pid`))).toBe(true);
+
+    const log = startCli(['--config', dirs.config, 'log', id, '-f'], opts);
+    await waitFor(() => log.stdout().includes('tool: Write part1.txt'), 30_000, 'log -f to show the Write');
+
+    const cancel = await cli('cancel', id);
+    expect(cancel.code).toBe(0);
+    expect(cancel.stderr).toBe(`asked localagents run (pid ${run.child.pid ?? 0}) to cancel job ${id}…\n`);
+    expect(cancel.stdout).toContain(`job ${id}: cancelled after`);
+
+    const ran = await run.result;
+    expect(ran.code).toBe(1);
+    expect(JSON.parse(ran.stdout)).toMatchObject({ id, status: 'cancelled', files_touched: ['part1.txt'] });
+    const followed = await log.result;
+    expect(followed.code).toBe(0);
+    expect(followed.stdout.trim().split('\n').at(-1)).toMatch(/ job cancelled: /);
+    expect(existsSync(join(dirs.state, 'run-hosts', `${id}.pid`))).toBe(false);
+    expect(readFileSync(join(dirs.repo, 'part1.txt'), 'utf8')).toBe('one\n'); // work already written stays
+  });
+
+  it('a job of an MCP server: refused with what to do instead; --force ends its Claude Code and the server records it failed', async () => {
+    const mcp = await connect(dirs);
+    try {
+      const id = String(ok(await mcp.call('run_agent', { task: 'Write part1.txt, then wait.' })).id);
+      await waitFor(() => onDisk(id).claude_pid !== undefined && onDisk(id).tool_calls >= 1 && hanging(), 60_000, 'the job to hang');
+      const { claude_pid: claudePid, owner_pid: owner } = onDisk(id);
+
+      const refused = await cli('cancel', id);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe(
+        `error: job ${id} is running inside another localagents server (pid ${owner}), and only that server can cancel it cleanly\n` +
+          `Ask the Claude session that started it to call cancel_job(job_id="${id}"), or run localagents cancel --force ${id} to end its Claude Code process group (pid ${claudePid ?? 0}); the job is then recorded as failed.\n`,
+      );
+      expect(onDisk(id).status).toBe('running');
+
+      const forced = await cli('cancel', '--force', id, '--json');
+      expect(forced.code).toBe(0);
+      const record = JSON.parse(forced.stdout) as { id: string; status: string; error: string };
+      expect(record).toMatchObject({ id, status: 'failed' });
+      expect(record.error).toMatch(/^Claude Code ended with an error: /);
+      expect(alive(claudePid ?? 0)).toBe(false);
+      // The server itself saw it end, and says so to its MCP client.
+      expect(ok(await mcp.call('job_status', { job_id: id }))).toMatchObject({ status: 'failed' });
+    } finally {
+      await mcp.close();
+    }
+  });
+});
