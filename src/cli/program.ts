@@ -5,10 +5,10 @@
  */
 import { Command, Option, type CommanderError } from 'commander';
 import { BadArgumentError } from '../errors.js';
-import { createMcpServer } from '../mcp/server.js';
-import { serveHttp, serveStdio } from '../mcp/transports.js';
 import { formatModelList } from '../registry/format-model-list.js';
 import { registerCancel } from './commands/cancel.js';
+import { registerDashboard } from './commands/dashboard.js';
+import { serve, type ServeOptions } from './commands/serve.js';
 import { registerDiff } from './commands/diff.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerJobs } from './commands/jobs.js';
@@ -19,22 +19,6 @@ import { print, printJson } from './output.js';
 import { withApp } from './with-app.js';
 
 export type { CliContext } from './context.js';
-
-async function serve(ctx: CliContext, opts: { config?: string; transport: string; port: string }): Promise<void> {
-  await withApp(ctx, opts.config, async (app) => {
-    if (opts.transport === 'http') {
-      const handle = await serveHttp(() => createMcpServer(app, ctx.version), Number(opts.port));
-      ctx.log.warn('MCP streamable HTTP on %s', handle.url);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await handle.close();
-    } else {
-      await serveStdio(createMcpServer(app, ctx.version));
-    }
-  });
-}
 
 /**
  * Usage errors (unknown option, bad choice, missing argument) become one
@@ -56,6 +40,8 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--config <path>', 'models.yaml to use (default: $LOCALAGENTS_CONFIG, ./models.yaml, ~/.config/localagents/models.yaml)')
     .addOption(new Option('--transport <kind>', 'MCP transport').choices(['stdio', 'http']).default('stdio'))
     .option('--port <n>', 'port for --transport http (127.0.0.1 only)', '8765')
+    .option('--dashboard', 'also serve the live dashboard; its URL goes to stderr and <state dir>/dashboard-url')
+    .option('--dashboard-port <n>', 'port for --dashboard (default: any free port)')
     .addHelpText('after', `
 Examples:
   claude mcp add --scope user local -- localagents --config ~/models.yaml
@@ -65,7 +51,7 @@ Examples:
   localagents run "Add tests for src/parse.ts; run npm test" --isolation worktree
   localagents jobs                 running and queued jobs; show / log -f / diff / cancel JOB`)
     .allowExcessArguments()
-    .action((opts: { config?: string; transport: string; port: string }, command: Command) => {
+    .action((opts: ServeOptions, command: Command) => {
       const [unknown] = command.args;
       if (unknown !== undefined) {
         const names = command.commands.map((c) => c.name()).join(', ');
@@ -77,7 +63,7 @@ Examples:
   program
     .command('mcp')
     .description('run the MCP server (the default when no command is given)')
-    .action(() => serve(ctx, program.opts()));
+    .action(() => serve(ctx, program.opts<ServeOptions>()));
 
   program
     .command('models')
@@ -98,6 +84,7 @@ Examples:
   registerLog(program, ctx);
   registerCancel(program, ctx);
   registerDiff(program, ctx);
+  registerDashboard(program, ctx);
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;
 }

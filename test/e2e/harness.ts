@@ -50,10 +50,10 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-export async function connect(dirs: E2EDirs, extraEnv: Record<string, string> = {}): Promise<Connected> {
+export async function connect(dirs: E2EDirs, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, '--config', dirs.config],
+    args: [BIN, '--config', dirs.config, ...extraArgs],
     cwd: dirs.repo,
     env: serverEnv(dirs, extraEnv),
     stderr: 'pipe',

@@ -1,0 +1,79 @@
+/**
+ * The MCP server process as Claude Code runs it: SIGTERM closes it cleanly
+ * (running jobs become `interrupted`, their Claude Code processes end), and
+ * --dashboard serves the dashboard with its URL in an owner-only file.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { connect, makeDirs, ok, writeConfig, type E2EDirs } from './harness.js';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('localagents MCP server process', () => {
+  let dirs: E2EDirs;
+  let sim: Simulator;
+
+  beforeAll(async () => {
+    dirs = makeDirs();
+    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, script: [{ text: 'never', delayMs: 600_000 }] });
+    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('on SIGTERM records running jobs as interrupted and stops their Claude Code processes', async () => {
+    const mcp = await connect(dirs);
+    const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
+    const recordPath = join(dirs.state, 'jobs', String(started.id), 'job.json');
+    const record = (): { status: string; claude_pid?: number; error?: string } => JSON.parse(readFileSync(recordPath, 'utf8')) as { status: string; claude_pid?: number };
+    await until(() => record().claude_pid !== undefined && sim.stats.inFlight > 0);
+    const claudePid = record().claude_pid!;
+    process.kill(mcp.transport.pid!, 'SIGTERM');
+    await until(() => record().status !== 'running');
+    expect(record().status).toBe('interrupted');
+    expect(record().error).toContain(`resume_job="${String(started.id)}"`);
+    await until(() => !alive(claudePid), 5000);
+    await mcp.close().catch(() => undefined);
+  });
+
+  it('--dashboard serves the dashboard and leaves its URL in an owner-only file', async () => {
+    const mcp = await connect(dirs, {}, ['--dashboard']);
+    try {
+      const file = join(dirs.state, 'dashboard-url');
+      await until(() => {
+        try {
+          return readFileSync(file, 'utf8').includes('token=');
+        } catch {
+          return false;
+        }
+      });
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const url = readFileSync(file, 'utf8').trim();
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+      const jobs = await fetch(new URL(`/api/jobs?token=${new URL(url).searchParams.get('token')}`, url));
+      expect(jobs.status).toBe(200);
+      const denied = await fetch(new URL('/api/jobs?token=wrong', url));
+      expect(denied.status).toBe(403);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
