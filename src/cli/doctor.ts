@@ -13,7 +13,7 @@ export interface Check {
   readonly fixes: readonly string[];
 }
 
-export async function runDoctor(app: App): Promise<Check[]> {
+export async function runDoctor(app: App, env: Readonly<Record<string, string | undefined>>): Promise<Check[]> {
   const checks: Check[] = [];
   let config;
   try {
@@ -60,7 +60,7 @@ export async function runDoctor(app: App): Promise<Check[]> {
     checks.push({ name: 'claude code', ok: false, detail: 'the Agent SDK has no bundled claude binary for this platform', fixes: ['reinstall with npm ci on a supported platform (linux/darwin/win32, x64/arm64)'] });
   } else {
     try {
-      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude)} at ${claude}`, fixes: [] });
+      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude, env)} at ${claude}`, fixes: [] });
     } catch (err) {
       checks.push({ name: 'claude code', ok: false, detail: errorMessage(err), fixes: ['reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }

@@ -20,9 +20,10 @@ export function bundledClaudePath(): string | undefined {
   return undefined;
 }
 
-export function claudeVersion(path: string, timeoutMs = 30_000): Promise<string> {
+/** `env` is the whole environment of the check: the self-test passes its throwaway HOME. */
+export function claudeVersion(path: string, env: Readonly<Record<string, string | undefined>>, timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(path, ['--version'], { timeout: timeoutMs, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } }, (err, stdout, stderr) => {
+    execFile(path, ['--version'], { timeout: timeoutMs, env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '' } }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${path} --version failed: ${(stderr || err.message).trim()}`));
       else resolve(stdout.trim());
     });

@@ -106,7 +106,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
       return false;
     }
     try {
-      pass('claude code', `${await claudeVersion(claude)} at ${claude}`);
+      pass('claude code', `${await claudeVersion(claude, { PATH: options.env.PATH, HOME: dirs.home })} at ${claude}`);
     } catch (err) {
       fail('claude code', errorMessage(err), ['reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk']);
       return false;

@@ -33,7 +33,7 @@ Examples:
     .action((opts: { selfTest?: boolean; json?: boolean }) => {
       if (opts.selfTest) return selfTest(ctx, opts.json === true);
       return withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
-        const checks = await runDoctor(app);
+        const checks = await runDoctor(app, ctx.env);
         if (opts.json) printJson(checks);
         else print(formatChecks(checks));
         ctx.exitCode = checks.every((c) => c.ok) ? 0 : 1;
