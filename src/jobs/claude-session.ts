@@ -3,7 +3,7 @@
  * with the bundled `claude` binary. Spawns it in its own process group so a
  * cancel also ends the shells and tools it started.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { query, type Options, type SDKMessage, type SpawnOptions, type SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
 
 export interface SessionRequest {
@@ -28,6 +28,22 @@ export interface SessionRequest {
 /** After the SDK's own grace period, anything left in the group gets this long before SIGKILL. */
 const KILL_GRACE_MS = 1500;
 
+/**
+ * Stops the session's process group if this server dies without cleaning up
+ * (SIGKILL, OOM kill). Node has no PR_SET_PDEATHSIG, so a tiny shell in its own
+ * group blocks reading a pipe from us: the kernel closes the pipe when we die,
+ * and the shell then ends the group. Without it an orphaned Claude Code goes on
+ * for minutes (its tool call runs on, then up to ~3 min of retries against the
+ * dead shim), beside a resumed session in the same tree.
+ */
+function startOrphanGuard(pgid: number): ChildProcess {
+  const script = 'read -r _; kill -TERM -"$1" 2>/dev/null; sleep 2; kill -KILL -"$1" 2>/dev/null';
+  const guard = spawn('/bin/sh', ['-c', script, 'localagents-orphan-guard', String(pgid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  guard.on('error', () => undefined); // no /bin/sh: the session still runs, only unguarded
+  guard.stdin?.on('error', () => undefined);
+  return guard;
+}
+
 function spawnInGroup(options: SpawnOptions, request: SessionRequest): SpawnedProcess {
   const child = spawn(options.command, options.args, {
     cwd: options.cwd,
@@ -38,6 +54,7 @@ function spawnInGroup(options: SpawnOptions, request: SessionRequest): SpawnedPr
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => request.onStderr(text));
   if (child.pid !== undefined) request.onSpawn?.(child.pid);
+  const guard = child.pid === undefined ? undefined : startOrphanGuard(child.pid);
   const killGroup = (signal: NodeJS.Signals): void => {
     if (child.pid === undefined) return;
     try {
@@ -53,7 +70,10 @@ function spawnInGroup(options: SpawnOptions, request: SessionRequest): SpawnedPr
   options.signal.addEventListener('abort', hardStop, { once: true });
   request.abortController.signal.addEventListener('abort', () => setTimeout(hardStop, 2500).unref(), { once: true });
   // When claude itself exits, its tool children must not outlive it.
-  child.on('exit', () => killGroup('SIGKILL'));
+  child.on('exit', () => {
+    killGroup('SIGKILL');
+    guard?.kill('SIGKILL');
+  });
   return child;
 }
 

@@ -60,6 +60,11 @@ async function closeStream(stream: WriteStream): Promise<void> {
 }
 
 export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRecord> {
+  if (job.paths.unwritable !== undefined) {
+    const warning = `${job.paths.unwritable}; the job runs, but its record, transcript and logs are not on disk, so only this server process can report it — free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME)`;
+    job.record = { ...job.record, warnings: [...job.record.warnings, warning] };
+    deps.log.error('job %s: %s', job.record.id, warning);
+  }
   const transcript = openStream(job.paths.transcript, deps.log);
   const events = openStream(job.paths.events, deps.log);
   const requestLog = createRequestLog(job.paths.requests, job.settings.dumpRequests ? job.paths.requestsFull : undefined, (err) =>
@@ -125,6 +130,8 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
   let sessionError: unknown;
+  // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
+  let lastStderr: string | undefined;
   try {
     await runClaudeSession({
       prompt: job.task,
@@ -144,7 +151,11 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
         scheduleSave();
       },
       onStderr: (text) => {
-        for (const l of text.split('\n')) if (l.trim()) line(`stderr: ${l}`);
+        for (const l of text.split('\n')) {
+          if (!l.trim()) continue;
+          line(`stderr: ${l}`);
+          if (!l.startsWith('[claude-code:')) lastStderr = l.trim(); // tagged lines are diagnostics, not reasons
+        }
       },
       onMessage: (message: SDKMessage) => {
         events.write(`${JSON.stringify(message)}\n`);
@@ -175,7 +186,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     error = progress.error;
   } else if (sessionError !== undefined) {
     status = 'failed';
-    error = `Claude Code ended with an error: ${errorMessage(sessionError)}`;
+    error = `Claude Code ended with an error: ${errorMessage(sessionError)}${lastStderr ? ` (last stderr line: ${lastStderr.slice(0, 500)})` : ''}`;
   } else if (progress.finished) {
     status = 'succeeded';
   } else {

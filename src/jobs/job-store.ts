@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, rename, writeFile, chmod } from 'node:fs/prom
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { LocalAgentsError, errorMessage } from '../errors.js';
+import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { checkJobId } from './job-id.js';
 import { jobRecordSchema, type JobRecord } from './job-record.js';
 
@@ -19,12 +19,17 @@ export interface JobPaths {
   readonly events: string;
   readonly requests: string;
   readonly requestsFull: string;
+  /** Set when the folder or the first record could not be written (a full or read-only disk): the job runs unrecorded. */
+  readonly unwritable?: string | undefined;
 }
 
 export interface JobStore {
   readonly root: string;
   paths(id: string): JobPaths;
-  /** Creates the folder (0700) and writes the brief and the first record. */
+  /**
+   * Creates the folder (0700) and writes the brief and the first record. Never
+   * throws for a disk that refuses: the paths come back with `unwritable` set.
+   */
   create(record: JobRecord, task: string): Promise<JobPaths>;
   save(record: JobRecord): Promise<void>;
   /** The record; a `running`/`queued` one whose server died comes back `interrupted`. */
@@ -119,11 +124,16 @@ export function createJobStore(stateDir: string): JobStore {
     load,
     async create(record, task) {
       const p = paths(record.id);
-      await mkdir(root, { recursive: true, mode: 0o700 });
-      await chmod(stateDir, 0o700).catch(() => undefined); // created by someone else; best effort
-      await mkdir(p.dir, { mode: 0o700 });
-      await writeFile(p.task, task, { mode: 0o600 });
-      await save(record);
+      try {
+        await mkdir(root, { recursive: true, mode: 0o700 });
+        await chmod(stateDir, 0o700).catch(() => undefined); // created by someone else; best effort
+        await mkdir(p.dir, { mode: 0o700 });
+        await writeFile(p.task, task, { mode: 0o600 });
+        await save(record);
+      } catch (err) {
+        // A full or read-only state directory must not stop the work; the record says why nothing is on disk.
+        return { ...p, unwritable: isLocalAgentsError(err) ? err.message : `could not create ${p.dir}: ${errorMessage(err)}` };
+      }
       return p;
     },
     async list() {

@@ -7,6 +7,7 @@ import { realpath, stat } from 'node:fs/promises';
 import type { Config, PermissionMode } from '../config/schema.js';
 import { BadArgumentError } from '../errors.js';
 import type { Isolation } from './job-record.js';
+import { worktreeSource } from './worktree.js';
 
 export interface RunRequest {
   readonly task: string;
@@ -59,9 +60,13 @@ export async function settleSettings(request: RunRequest, config: Config, defaul
   // A tool the config forbids stays forbidden whatever the caller asks for.
   const disallowed = d.disallowed_tools;
   const allowedTools = (request.allowedTools ?? d.allowed_tools).filter((t) => !disallowed.includes(t));
+  const cwd = await resolveCwd(request.cwd ?? defaultCwd);
+  const isolation = request.isolation ?? 'none';
+  // Refuse a tree that cannot give a worktree now, as an error, rather than as a job that fails.
+  if (isolation === 'worktree') await worktreeSource(cwd);
   return {
-    cwd: await resolveCwd(request.cwd ?? defaultCwd),
-    isolation: request.isolation ?? 'none',
+    cwd,
+    isolation,
     permissionMode,
     maxTurns: request.maxTurns ?? d.max_turns,
     timeoutS: request.timeoutS ?? d.timeout_s,

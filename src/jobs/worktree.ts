@@ -19,8 +19,18 @@ export interface PreparedWorktree {
   readonly warnings: string[];
 }
 
-/** Checks the caller's tree before any work starts: a clear error, nothing touched. */
-export async function prepareWorktree(cwd: string, worktreesDir: string, jobId: string): Promise<PreparedWorktree> {
+/** What a worktree would start from. */
+export interface WorktreeSource {
+  readonly repoRoot: string;
+  readonly baseCommit: string;
+}
+
+/**
+ * Checks the caller's tree can give a worktree: inside a git repository with a
+ * commit. Read-only; run_agent calls it before a job exists, so a refusal is an
+ * error result and nothing is created or touched.
+ */
+export async function worktreeSource(cwd: string): Promise<WorktreeSource> {
   const top = await git(cwd, ['rev-parse', '--show-toplevel']);
   if (!top.ok) {
     throw new BadArgumentError('isolation', `isolation "worktree" needs a git repository, and ${cwd} is not inside one`, {
@@ -36,7 +46,12 @@ export async function prepareWorktree(cwd: string, worktreesDir: string, jobId: 
       details: { allowed: ['none', 'worktree'] },
     });
   }
-  const baseCommit = head.stdout.trim();
+  return { repoRoot, baseCommit: head.stdout.trim() };
+}
+
+/** Checks the caller's tree again (it may have changed while the job queued), then adds the worktree. */
+export async function prepareWorktree(cwd: string, worktreesDir: string, jobId: string): Promise<PreparedWorktree> {
+  const { repoRoot, baseCommit } = await worktreeSource(cwd);
   const warnings: string[] = [];
   const status = await git(cwd, ['status', '--porcelain']);
   if (status.ok && status.stdout.trim() !== '') {

@@ -4,12 +4,12 @@
  * llama.cpp-shaped error events), translate error answers, log the request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Logger } from '../log.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import type { RequestLogEntry, Usage } from './request-log.js';
+import { isRecord } from './rewrite/json-shape.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
@@ -17,7 +17,7 @@ import { translateBackendError, unreachableBackendError } from './translate/back
 import type { TranslatedError } from './translate/anthropic-error.js';
 import { createStreamErrorRewriter } from './translate/stream-error-rewriter.js';
 import { createSseUsageTracker, usageFromJson, type UsageResult } from './usage.js';
-import { requestHeadersForBackend, responseHeadersForClient, type UpstreamPools } from './upstream.js';
+import { readCapped, redactKey, requestHeadersForBackend, responseHeadersForClient, type UpstreamPools } from './upstream.js';
 
 export interface RouteState {
   readonly spec: RouteSpec;
@@ -27,6 +27,17 @@ export interface RouteState {
 
 /** Error bodies are small; a backend streaming a gigabyte of "error" is cut here. */
 const MAX_ERROR_BODY = 1024 * 1024;
+/**
+ * A JSON answer is kept only to read its usage; past this it is still forwarded,
+ * just not kept. 32000 output tokens are about 256 kB of JSON.
+ */
+const MAX_JSON_KEPT = 4 * 1024 * 1024;
+/**
+ * The longest SSE line we accept. The stream rewriters hold a line until its end,
+ * so an endless line would be an endless buffer. One delta holds at most one
+ * response's output: 262144 tokens × 4 bytes, doubled by JSON escaping, is 2 MB.
+ */
+const MAX_SSE_LINE = 8 * 1024 * 1024;
 /** Pessimistic bytes per token of a JSON request body, so the guess errs towards asking count_tokens. */
 const BYTES_PER_TOKEN_LOW = 2;
 
@@ -34,22 +45,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
-}
-
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size > max) {
-      body.destroy();
-      chunks.push(buf.subarray(0, Math.max(0, buf.length - (size - max))));
-      break;
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function tryParse(raw: Buffer): unknown {
@@ -69,6 +64,19 @@ function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
   if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
   return out;
+}
+
+/** Waits for the client to take more bytes; a client that left never drains, so its close ends the wait too. */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function sendError(res: ServerResponse, error: TranslatedError): void {
@@ -155,6 +163,14 @@ export async function forwardRequest(
   }
   if (spec.log.dumping && parsed !== undefined) spec.log.writeFull(t, pathAndQuery, body.toString('utf8'));
 
+  // Claude Code gave up on this request (abort, retry, its job ended): stop the generation so
+  // the slot frees, also while the backend has not answered yet (a queued or hung request).
+  const clientGone = new AbortController();
+  const onClientGone = (): void => {
+    if (!res.writableFinished) clientGone.abort();
+  };
+  res.on('close', onClientGone);
+
   const endpointUrl = new URL(spec.endpoint.base_url);
   let upstream: Dispatcher.ResponseData;
   try {
@@ -163,24 +179,25 @@ export async function forwardRequest(
       path: pathAndQuery,
       headers: requestHeadersForBackend(req.headers, spec.endpoint.apiKey, body.length),
       body: method === 'GET' || method === 'HEAD' ? null : body,
+      signal: clientGone.signal,
     });
   } catch (err) {
+    res.off('close', onClientGone);
+    if (clientGone.signal.aborted) {
+      writeLog(spec, { t, method, pathname, parsed, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'] });
+      return;
+    }
     const failure = classifyConnectFailure(err, endpointUrl.host, 10);
     const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
     sendError(res, error);
     writeLog(spec, { t, method, pathname, parsed, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message });
     return;
   }
-
-  // Claude Code gave up on this request (abort, retry): stop the generation so the slot frees.
-  const onClientGone = (): void => {
-    if (!res.writableFinished) upstream.body.destroy();
-  };
-  res.on('close', onClientGone);
+  clientGone.signal.addEventListener('abort', () => upstream.body.destroy(), { once: true });
 
   const status = upstream.statusCode;
   if (status >= 400) {
-    const text = await readCapped(upstream.body, MAX_ERROR_BODY);
+    const text = redactKey(await readCapped(upstream.body, MAX_ERROR_BODY), spec.endpoint.apiKey);
     if (isCount && (status === 404 || status === 405 || status === 501)) {
       // A backend without count_tokens: an estimate keeps /context and friends working.
       const estimate = JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) });
@@ -206,6 +223,8 @@ export async function forwardRequest(
   const tracker = streaming ? createSseUsageTracker({ backend: spec.endpoint.backend }) : undefined;
   const rewriter = streaming ? createStreamErrorRewriter({ backend: spec.endpoint.backend, endpoint: spec.endpoint.name }) : undefined;
   const jsonChunks: Buffer[] = [];
+  let jsonKept = 0;
+  let lineBytes = 0;
   let ttfb: number | undefined;
   let cut: string | undefined;
   try {
@@ -214,10 +233,16 @@ export async function forwardRequest(
       ttfb ??= performance.now() - started;
       let out = buf;
       if (tracker && rewriter) {
+        const lf = buf.lastIndexOf(0x0a);
+        lineBytes = lf === -1 ? lineBytes + buf.length : buf.length - lf - 1;
+        if (lineBytes > MAX_SSE_LINE) throw new Error(`an SSE line longer than ${MAX_SSE_LINE} bytes without a line end`);
         tracker.push(buf);
         out = rewriter.push(buf);
-      } else jsonChunks.push(buf);
-      if (out.length > 0 && !res.write(out)) await once(res, 'drain');
+      } else if (jsonKept <= MAX_JSON_KEPT) {
+        jsonKept += buf.length;
+        jsonChunks.push(buf);
+      } else if (jsonChunks.length > 0) jsonChunks.length = 0; // too big to parse for usage: stop keeping it
+      if (out.length > 0 && !res.write(out)) await drainedOrClosed(res);
     }
     if (rewriter) {
       const tail = rewriter.end();
@@ -225,27 +250,50 @@ export async function forwardRequest(
     }
   } catch (err) {
     cut = err instanceof Error ? err.message : String(err);
-  }
-  if (cut !== undefined && !res.destroyed && streaming) {
-    // Claude Code retries a stream that ends in an overloaded error, as it does a 529.
-    const event = { type: 'error', error: { type: 'overloaded_error', message: `The model server ${spec.endpoint.name} closed the stream mid-answer (${cut}); retrying is safe.` } };
-    res.write(`event: error\ndata: ${JSON.stringify(event)}\n\n`);
+    upstream.body.destroy();
   }
   res.off('close', onClientGone);
-  res.end();
+  if (cut !== undefined) {
+    // Measured with Claude Code 2.1.332: an `event: error` here makes it resend at once as a
+    // non-streaming request (no backoff, no progress for a long answer); a dropped connection gets
+    // its ordinary streaming retry with backoff, exactly as the backend's own cut would.
+    // A JSON answer cut short must not reach the client as a complete 200 either.
+    res.destroy();
+  } else res.end();
 
   let usage: UsageResult | undefined;
+  let bodyIsJson = jsonKept > MAX_JSON_KEPT; // too big to check: assume so
   if (tracker) usage = tracker.result();
-  else if (jsonChunks.length > 0) usage = usageFromJson(tryParse(Buffer.concat(jsonChunks)));
+  else if (jsonChunks.length > 0) {
+    const json = tryParse(Buffer.concat(jsonChunks));
+    bodyIsJson ||= json !== undefined;
+    usage = usageFromJson(json);
+  }
+  const wantedStream = isRecord(parsed) && parsed.stream === true;
+  const problem = isMessages && cut === undefined ? answerProblem(wantedStream, contentType, usage, bodyIsJson) : undefined;
   const promptTokens = (usage?.input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
   if (isMessages && promptTokens > 0) route.lastPrompt = { tokens: promptTokens, bytes: raw.length };
   writeLog(spec, {
     t, method, pathname, parsed, raw, status, started, ttfb, notes,
     usage: usage && { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens },
-    extra: cut !== undefined ? [...extra, 'stream cut by the backend'] : extra,
-    error: cut ?? usage?.error?.message,
+    extra: cut === undefined ? extra : [...extra, clientGone.signal.aborted ? 'client closed the connection' : 'stream cut by the backend'],
+    error: clientGone.signal.aborted ? undefined : (cut ?? usage?.error?.message ?? problem),
   });
-  if (cut !== undefined) log.warn('shim: %s stream from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
+  if (cut !== undefined && !clientGone.signal.aborted) log.warn('shim: %s answer from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
+}
+
+/**
+ * What is wrong with a 200 answer to /v1/messages, for requests.jsonl. Claude
+ * Code copes with each (measured: it retries an unfinished stream, and answers
+ * a non-stream or unparseable one with a non-streaming resend), so the bytes
+ * pass unchanged; the log says why the next request came.
+ */
+function answerProblem(wantedStream: boolean, contentType: string, usage: UsageResult | undefined, bodyIsJson: boolean): string | undefined {
+  const isSse = contentType.includes('text/event-stream');
+  if (wantedStream && !isSse) return `the backend answered a streaming request with ${contentType || 'no content type'}, not an event stream`;
+  if (!isSse && !bodyIsJson) return 'the backend answered 200 with a body that is not JSON';
+  if (isSse && usage?.stop_reason === undefined && usage?.error === undefined) return 'the stream ended before the answer was complete (no stop_reason)';
+  return undefined;
 }
 
 interface LogFacts {

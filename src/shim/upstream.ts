@@ -1,8 +1,9 @@
 /**
- * Connections to backends: one keep-alive pool per origin, and the header
- * rules for what crosses the shim in each direction.
+ * Connections to backends: one keep-alive pool per origin, the header rules
+ * for what crosses the shim in each direction, and the limits on what comes
+ * back from a backend's error body (its size, and our key in it).
  */
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
 /** Per RFC 9110 §7.6.1 these describe one connection, not the message. */
@@ -35,6 +36,41 @@ export function requestHeadersForBackend(incoming: IncomingHttpHeaders, apiKey: 
     out['x-api-key'] = apiKey;
   }
   return out;
+}
+
+/**
+ * A backend, or a proxy in front of it, may quote our credentials back in an
+ * error; the text goes on to Claude Code, the transcript and requests.jsonl, so
+ * the key stops here. Keys under 8 characters guard nothing worth mangling every
+ * message for.
+ */
+export function redactKey(text: string, apiKey: string | undefined): string {
+  return apiKey === undefined || apiKey.length < 8 ? text : text.split(apiKey).join('[redacted]');
+}
+
+/**
+ * A body read up to `max` bytes; the rest is not read, and the connection is
+ * dropped. A body the backend cuts short gives what arrived: for an error
+ * answer that is still the best account of what went wrong.
+ */
+export async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > max) {
+        body.destroy();
+        chunks.push(buf.subarray(0, Math.max(0, buf.length - (size - max))));
+        break;
+      }
+      chunks.push(buf);
+    }
+  } catch {
+    // cut mid-body (by the backend, or because our client left): keep what arrived
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function responseHeadersForClient(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {

@@ -1,0 +1,127 @@
+/**
+ * What a job does when its backend misbehaves mid-job: the real Claude Code
+ * binary, the real shim, the simulator (llama.cpp, strict Qwen template).
+ * Claude Code's retries are capped per endpoint (CLAUDE_CODE_MAX_RETRIES in the
+ * endpoint's env) so each fault ends in seconds.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
+import { endpointYaml, ok, processAlive, readRecord, requestLines, startInProcess, until, type InProcess } from './in-process.js';
+
+let sim: Simulator | undefined;
+let h: InProcess | undefined;
+afterEach(async () => {
+  await h?.close();
+  await sim?.close();
+  h = undefined;
+  sim = undefined;
+});
+
+async function setup(retries: number): Promise<{ sim: Simulator; h: InProcess }> {
+  sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
+  h = await startInProcess({ yaml: endpointYaml(sim.url, { retries }) });
+  return { sim, h };
+}
+
+const messagesOf = (s: Simulator): Array<{ time: number; status: number | undefined; stream: boolean }> =>
+  s.requests.filter((r) => r.path === '/v1/messages').map((r) => ({ time: r.time, status: r.status, stream: (r.json as { stream?: boolean } | undefined)?.stream === true }));
+
+const transcriptOf = (h: InProcess, id: string): string => readFileSync(join(h.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
+
+const toolTurn: Turn = { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } };
+
+describe('backend faults during a job', () => {
+  it('connection dropped mid-stream: Claude Code retries the stream, the job completes, requests.jsonl records the cut', async () => {
+    const { sim, h } = await setup(3);
+    let cuts = 0;
+    sim.setScript(() => (cuts++ === 0 ? { text: 'This answer is cut short by the backend.', cutAfterEvents: 3 } : { text: 'Answered after the retry.' }));
+    const record = ok(await h.call('run_agent', { task: 'Say something.', wait_s: 60 }));
+    expect(record).toMatchObject({ status: 'succeeded', result: 'Answered after the retry.' });
+
+    const lines = requestLines(h.dirs, String(record.id));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ status: 200, stream: true, error: 'other side closed' });
+    expect(lines[0]?.rewrites).toContain('stream cut by the backend');
+    // The retry is an ordinary streaming request after Claude Code's backoff, not a non-streaming fallback.
+    const sent = messagesOf(sim);
+    expect(sent.map((r) => r.stream)).toEqual([true, true]);
+    expect(sent[1]!.time - sent[0]!.time).toBeGreaterThanOrEqual(300);
+    expect(transcriptOf(h, String(record.id))).toMatch(/backend error: HTTP none \(unknown\), retry 1\/3/);
+  });
+
+  it('503 Loading model mid-job: the job waits through Claude Code\'s backoff and completes, with no retry storm', async () => {
+    const { sim, h } = await setup(6);
+    const loadingMs = 4000;
+    let loadingSince = 0;
+    sim.setScript((req) => {
+      if (req.assistantTurns === 0) {
+        // The server restarts into its loading phase right after this answer.
+        setTimeout(() => {
+          loadingSince = Date.now();
+          sim.setLoading(loadingMs);
+        }, 50);
+        return toolTurn;
+      }
+      return { text: 'Finished once the model was loaded.' };
+    });
+    const record = ok(await h.call('run_agent', { task: 'Run true, then say finished.', wait_s: 90 }));
+    expect(record).toMatchObject({ status: 'succeeded', result: 'Finished once the model was loaded.' });
+
+    const during = messagesOf(sim).filter((r) => r.status === 503);
+    expect(loadingSince).toBeGreaterThan(0);
+    // Backoff of ~0.6, 1.2, 2.4 s: three or four refused attempts in 4 s, never a storm.
+    expect(during.length).toBeGreaterThanOrEqual(2);
+    expect(during.length).toBeLessThanOrEqual(5);
+    for (let i = 1; i < during.length; i++) expect(during[i]!.time - during[i - 1]!.time).toBeGreaterThanOrEqual(300);
+    // The shim adds no retries of its own: one logged request per backend request.
+    expect(requestLines(h.dirs, String(record.id))).toHaveLength(messagesOf(sim).length);
+    expect(transcriptOf(h, String(record.id))).toContain("backend answered HTTP 529: The model server 'gpu' is still loading its model (HTTP 503 \"Loading model\")");
+  });
+
+  it('backend killed and restarted on the same port mid-job: the job completes', async () => {
+    const { sim, h } = await setup(6);
+    sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'Done after the restart.', delayMs: 500 }));
+    const started = ok(await h.call('run_agent', { task: 'Run true, then say done.' }));
+    const id = String(started.id);
+    // Kill the server while it works on the second turn, bring it back 2 s later.
+    expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
+    await sim.setDown(true);
+    await new Promise((r) => setTimeout(r, 2000));
+    await sim.setDown(false);
+    const record = ok(await h.call('wait_job', { job_id: id, timeout_s: 60 }));
+    expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the restart.' });
+    expect(transcriptOf(h, id)).toMatch(/backend answered HTTP 503: Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
+  });
+
+  it('backend killed and never restarted: the job fails with a message naming the endpoint, within its retries', async () => {
+    const { sim, h } = await setup(2);
+    sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'never', delayMs: 60_000 }));
+    const started = ok(await h.call('run_agent', { task: 'Run true, then say done.', timeout_s: 120 }));
+    expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
+    const killedAt = Date.now();
+    await sim.setDown(true);
+    const record = ok(await h.call('wait_job', { job_id: String(started.id), timeout_s: 60 }));
+    expect(record.status).toBe('failed');
+    expect(String(record.error)).toMatch(/^API Error: 503 Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
+    expect(Date.now() - killedAt).toBeLessThan(30_000);
+  });
+
+  it('backend accepts and never answers: the job ends as timeout at timeout_s, its Claude Code process gone, the slot released', async () => {
+    const { sim, h } = await setup(3);
+    sim.setScript([{ hangBeforeHeaders: true }]);
+    const t0 = Date.now();
+    const record = ok(await h.call('run_agent', { task: 'Say hi.', timeout_s: 3, wait_s: 30 }));
+    const elapsed = Date.now() - t0;
+    expect(record).toMatchObject({ status: 'timeout', error: 'stopped after timeout_s=3 s' });
+    expect(elapsed).toBeGreaterThanOrEqual(3000);
+    expect(elapsed).toBeLessThan(12_000); // 3 s, then the stop ladder (SIGTERM, 1.5 s, SIGKILL) and a loaded machine
+    const pid = readRecord(h.dirs, String(record.id)).claude_pid;
+    expect(pid).toBeTypeOf('number');
+    expect(await until(() => !processAlive(pid!), 5000)).toBe(true);
+    // The held request was abandoned upstream too: the slot is free for the next job.
+    expect(await until(() => sim.stats.inFlight === 0, 5000)).toBe(true);
+    expect(transcriptOf(h, String(record.id))).toContain('job timeout: stopped after timeout_s=3 s');
+  });
+});

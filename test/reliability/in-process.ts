@@ -1,0 +1,177 @@
+/**
+ * In-process harness for the reliability, security and bad-input suites: the
+ * real app (createApp) behind the real MCP server, driven by the official MCP
+ * Client over an in-memory transport pair. Sessions are the real Claude Code
+ * binary; the backend is the simulator or a stub. Every log line is kept so a
+ * test can search it.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createApp, type App } from '../../src/app.js';
+import type { JobRecord } from '../../src/jobs/job-record.js';
+import { createLogger } from '../../src/log.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/mcp/tool-result.js';
+import { makeRepo } from '../helpers/git-repo.js';
+
+export interface Dirs {
+  readonly root: string;
+  readonly repo: string;
+  readonly config: string;
+  readonly state: string;
+  readonly claudeConfig: string;
+}
+
+export function makeDirs(prefix = 'la-rel-'): Dirs {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const claudeConfig = join(root, 'claude');
+  mkdirSync(claudeConfig);
+  return { root, repo: makeRepo(), config: join(root, 'models.yaml'), state: join(root, 'state'), claudeConfig };
+}
+
+/** The environment the server starts with: nothing of the developer's own setup leaks in. */
+export function baseEnv(dirs: Dirs, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dirs.root, CLAUDE_CONFIG_DIR: dirs.claudeConfig, ...extra };
+}
+
+/** One endpoint `gpu` with few, fast Claude Code retries, so a fault test ends in seconds. */
+export function endpointYaml(url: string, opts: { retries?: number; extra?: string; defaults?: string; name?: string } = {}): string {
+  const lines = [
+    'endpoints:',
+    `  ${opts.name ?? 'gpu'}:`,
+    `    base_url: ${url}`,
+    '    env:',
+    `      CLAUDE_CODE_MAX_RETRIES: "${opts.retries ?? 3}"`,
+  ];
+  if (opts.extra) lines.push(opts.extra);
+  if (opts.defaults) lines.push('defaults:', opts.defaults);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface InProcess {
+  readonly dirs: Dirs;
+  readonly app: App;
+  readonly client: Client;
+  /** Every line the server logged. */
+  readonly logLines: string[];
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly yaml: string;
+  readonly dirs?: Dirs;
+  readonly env?: Record<string, string>;
+  readonly stateDir?: string;
+  /** Run this instead of the bundled Claude Code (a fake that crashes). */
+  readonly claudeExecutable?: string;
+}
+
+export async function startInProcess(options: StartOptions): Promise<InProcess> {
+  const dirs = options.dirs ?? makeDirs();
+  writeFileSync(dirs.config, options.yaml);
+  const logLines: string[] = [];
+  const app = createApp({
+    configPath: dirs.config,
+    cwd: dirs.repo,
+    env: baseEnv(dirs, options.env),
+    log: createLogger('debug', (line) => logLines.push(line)),
+    stateDir: options.stateDir ?? dirs.state,
+    claudeExecutable: options.claudeExecutable,
+    queuePollMs: 200,
+  });
+  const server = createMcpServer(app, '0.0.0-test');
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'reliability', version: '1.0.0' });
+  await client.connect(clientSide);
+  return {
+    dirs,
+    app,
+    client,
+    logLines,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 170_000 })) as CallToolResult,
+    async close() {
+      await client.close();
+      await server.close();
+      await app.close();
+    },
+  };
+}
+
+/** structuredContent of a result, failing loudly on an error result. */
+export function ok(result: CallToolResult): Record<string, unknown> {
+  if (result.isError) throw new Error(`tool error: ${JSON.stringify(result.content)}`);
+  return result.structuredContent ?? {};
+}
+
+/** The error a tool answered with (code, message, hint, details), failing loudly on a success. */
+export function errorOf(result: CallToolResult): ToolErrorMeta {
+  if (!result.isError) throw new Error(`expected an error result, got: ${JSON.stringify(result.structuredContent ?? result.content)}`);
+  const meta = result._meta?.[ERROR_META_KEY];
+  // Input-validation failures come from the SDK itself, with text only.
+  if (meta === undefined) return { code: 'bad_argument', message: textOf(result) };
+  return meta as ToolErrorMeta; // written by errorResult() in src/mcp/tool-result.ts
+}
+
+/** The one text block of a result. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+export function readRecord(dirs: Dirs, id: string): JobRecord {
+  return JSON.parse(readFileSync(join(dirs.state, 'jobs', id, 'job.json'), 'utf8')) as JobRecord;
+}
+
+/** Polls until `check` is true or `timeoutMs` passes; returns whether it became true. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 50): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return check();
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Command lines of every live process, from /proc (Linux). */
+export function processCommandLines(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const raw = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      // Zombies have an empty cmdline: they are gone in every way that matters.
+      if (raw !== '') out.set(Number(name), raw.replace(/\0/g, ' ').trim());
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+/** Lines of a job's requests.jsonl. */
+export function requestLines(dirs: Dirs, id: string): Array<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = readFileSync(join(dirs.state, 'jobs', id, 'requests.jsonl'), 'utf8');
+  } catch {
+    return []; // no request was made yet
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
