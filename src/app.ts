@@ -6,6 +6,7 @@ import { createProber, type Prober } from './backends/probe.js';
 import { loadConfig } from './config/load.js';
 import type { Config, EndpointConfig, ModelEntry } from './config/schema.js';
 import { upsertSidecarEntry } from './config/sidecar.js';
+import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
 import { createJobManager, type JobManager } from './jobs/job-manager.js';
 import { createJobStore, stateDirFrom, type JobStore } from './jobs/job-store.js';
@@ -86,6 +87,14 @@ export function createApp(options: AppOptions): App {
     },
     async registerModel(name, entry) {
       const config = await load();
+      // Checked before writing: a menu entry naming a missing endpoint would make every later load fail.
+      if (entry.endpoint !== undefined && !config.endpoints.some((e) => e.name === entry.endpoint)) {
+        const known = config.endpoints.map((e) => e.name);
+        throw new BadArgumentError('endpoint', `unknown endpoint "${entry.endpoint}"; configured endpoints: ${known.join(', ') || '(none)'}`, {
+          hint: 'Register the endpoint first (register_endpoint), or leave endpoint out.',
+          details: { allowed: known },
+        });
+      }
       const written = await upsertSidecarEntry(config.sidecarPath, 'models', name, entry);
       return { sidecar: config.sidecarPath, entry: written, listing: await listModels() };
     },

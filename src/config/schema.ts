@@ -39,6 +39,9 @@ export const baseUrl = z.string().superRefine((value, ctx) => {
       message: `"${value}" has a path (${url.pathname}); give the server root, e.g. ${url.protocol}//${url.host} — localagents adds /v1/messages itself`,
     });
   }
+  if (url.username || url.password) {
+    ctx.addIssue({ code: 'custom', message: 'has a user name or password in it; put the key in api_key_env instead, so it never shows in listings or logs' });
+  }
   if (url.search || url.hash) {
     ctx.addIssue({ code: 'custom', message: `"${value}" has a query or fragment; give the server root only` });
   }

@@ -18,7 +18,7 @@ import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobPaths, JobStore } from './job-store.js';
 import { place, type EndpointLoad } from './placement.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
-import { prepareWorktree, type PreparedWorktree } from './worktree.js';
+import { prepareWorktree, runningWorktreeInfo, type PreparedWorktree } from './worktree.js';
 
 export interface JobManagerDeps {
   readonly loadConfig: () => Promise<Config>;
@@ -82,11 +82,15 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   let recentProbe: { config: Config; probes: EndpointProbe[]; at: number } | undefined;
   const RECENT_PROBE_MS = 1000;
 
+  /** Records the disk would not take: still reported by this process (get, list) instead of forgotten. */
+  const unsaved = new Map<string, JobRecord>();
   const save = async (record: JobRecord): Promise<void> => {
     try {
       await deps.store.save(record);
+      unsaved.delete(record.id);
     } catch (err) {
       // A full or read-only disk must not stop the job; the record in memory stays true.
+      unsaved.set(record.id, record);
       deps.log.error('%s', errorMessage(err));
     }
   };
@@ -124,6 +128,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
         started_at: new Date().toISOString(),
         queue: undefined,
         work_dir: workDir,
+        worktree: worktree && runningWorktreeInfo(worktree),
         warnings,
         model: {
           ...q.record.model,
@@ -252,7 +257,13 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv);
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
     const probes = await deps.prober.probeAll(config);
-    resolveModel(config, probes, { model: effective.model, endpoint: effective.endpoint });
+    try {
+      resolveModel(config, probes, { model: effective.model, endpoint: effective.endpoint });
+    } catch (err) {
+      // A server still loading its model will likely serve it soon: queue (within queue_grace_s) rather than refuse.
+      const loading = probes.some((p) => p.state === 'loading' && (effective.endpoint === undefined || p.endpoint === effective.endpoint));
+      if (!(isLocalAgentsError(err) && err.code === 'model_unavailable' && loading)) throw err;
+    }
     recentProbe = { config, probes, at: performance.now() };
 
     const id = newJobId();
@@ -289,7 +300,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     return q;
   };
 
-  const current = (id: string): JobRecord | undefined => active.get(id)?.job.record ?? queue.find((q) => q.record.id === id)?.record;
+  const current = (id: string): JobRecord | undefined =>
+    active.get(id)?.job.record ?? queue.find((q) => q.record.id === id)?.record ?? unsaved.get(id);
 
   const get = async (id: string): Promise<JobRecord> => current(checkJobId(id)) ?? deps.store.load(id);
 
@@ -319,7 +331,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       const queued = queue.find((q) => q.record.id === id);
       if (queued) {
         queue.splice(queue.indexOf(queued), 1);
-        queued.record = { ...queued.record, status: 'cancelled', error: 'cancelled by cancel_job before it started', queue: undefined, finished_at: new Date().toISOString() };
+        queued.record = { ...queued.record, status: 'cancelled', error: 'cancelled on request before it started', queue: undefined, finished_at: new Date().toISOString() };
         await save(queued.record);
         queued.finish(queued.record);
         return queued.record;
@@ -335,7 +347,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     get,
     async list(includeFinished) {
       const records = await deps.store.list();
-      const live = records.map((r) => current(r.id) ?? r);
+      const onDisk = new Set(records.map((r) => r.id));
+      const memoryOnly = [...unsaved.values()].filter((r) => !onDisk.has(r.id));
+      const live = [...records, ...memoryOnly].map((r) => current(r.id) ?? r).sort((a, b) => a.id.localeCompare(b.id));
       return includeFinished ? live : live.filter((r) => !FINISHED.has(r.status));
     },
     async tail(id, lines) {

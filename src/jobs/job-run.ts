@@ -74,6 +74,9 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   let saveTimer: NodeJS.Timeout | undefined;
   let requests = 0;
   let firstCacheRead: number | undefined;
+  // Summed from what the backend reported per request, so job_status shows tokens while the job runs
+  // (Claude Code's own totals arrive only with its final result, and leave out compaction requests).
+  const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
 
   const update = (patch: Partial<JobRecord>): void => {
     job.record = { ...job.record, ...patch };
@@ -97,7 +100,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       tool_calls: progress.toolCalls,
       files_touched: progress.filesTouched,
       last_activity: progress.lastActivity,
-      usage: progress.usage,
+      usage: { ...usage },
       requests,
       first_turn_cache_read_tokens: firstCacheRead,
     });
@@ -113,6 +116,9 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       if (entry.path.startsWith('/v1/messages') && !entry.path.startsWith('/v1/messages/count_tokens')) {
         requests++;
         if (firstCacheRead === undefined && entry.usage) firstCacheRead = entry.usage.cache_read_input_tokens ?? 0;
+        usage.input_tokens += entry.usage?.input_tokens ?? 0;
+        usage.output_tokens += entry.usage?.output_tokens ?? 0;
+        usage.cache_read_input_tokens += entry.usage?.cache_read_input_tokens ?? 0;
         if (entry.status >= 400) line(`${new Date().toISOString().slice(11, 19)} backend answered HTTP ${entry.status}: ${entry.error ?? entry.original_error ?? ''}`);
       }
       syncProgress();
@@ -174,7 +180,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   let error: string | undefined;
   if (job.stopReason === 'cancelled') {
     status = 'cancelled';
-    error = 'cancelled by cancel_job';
+    error = 'cancelled on request (cancel_job, localagents cancel or Ctrl-C)';
   } else if (job.stopReason === 'shutdown') {
     status = 'interrupted';
     error = `the localagents server shut down while the job ran; continue it with run_agent(resume_job="${job.record.id}")`;

@@ -15,7 +15,6 @@ export interface SessionProgress {
   toolCalls: number;
   filesTouched: string[];
   lastActivity: { at: string; what: string } | undefined;
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number };
   result: string | undefined;
   /** Set when the session ended in an error result (is_error), with the reason. */
   error: string | undefined;
@@ -31,7 +30,6 @@ export function newProgress(): SessionProgress {
     toolCalls: 0,
     filesTouched: [],
     lastActivity: undefined,
-    usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
     result: undefined,
     error: undefined,
     finished: false,
@@ -131,12 +129,6 @@ export function observe(progress: SessionProgress, message: SDKMessage, now: Dat
     case 'result': {
       progress.finished = true;
       progress.numTurns = message.num_turns;
-      const u = message.usage;
-      progress.usage = {
-        input_tokens: u.input_tokens,
-        output_tokens: u.output_tokens,
-        cache_read_input_tokens: u.cache_read_input_tokens,
-      };
       if (message.subtype === 'success' && !message.is_error) {
         progress.result = message.result;
         lines.push(`${stamp} done after ${message.num_turns} turns: ${clip(message.result, RESULT_PREVIEW)}`);

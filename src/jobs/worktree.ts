@@ -71,6 +71,22 @@ export async function prepareWorktree(cwd: string, worktreesDir: string, jobId: 
   return { repoRoot, path, branch, baseCommit, workDir: rel === '' ? path : join(path, rel), warnings };
 }
 
+function reviewCommands(wt: PreparedWorktree): Record<string, string> {
+  return {
+    review: `git -C ${wt.path} diff ${wt.baseCommit.slice(0, 12)}`,
+    merge: `git -C ${wt.path} add -A && git -C ${wt.path} commit -m "local agent work" && git -C ${wt.repoRoot} merge ${wt.branch}`,
+    remove: `git -C ${wt.repoRoot} worktree remove --force ${wt.path} && git -C ${wt.repoRoot} branch -D ${wt.branch}`,
+  };
+}
+
+/**
+ * The record's worktree block while the job runs: if the server dies before
+ * finishWorktree, the interrupted record still says where the work is.
+ */
+export function runningWorktreeInfo(wt: PreparedWorktree): WorktreeInfo {
+  return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: '', commits: 0, commands: reviewCommands(wt), warnings: [...wt.warnings] };
+}
+
 /** After the job: keep and describe the worktree if anything changed, else remove it and its branch. */
 export async function finishWorktree(wt: PreparedWorktree): Promise<WorktreeInfo> {
   const status = await git(wt.path, ['status', '--porcelain']);
@@ -78,11 +94,7 @@ export async function finishWorktree(wt: PreparedWorktree): Promise<WorktreeInfo
   const commits = count.ok ? Number(count.stdout.trim()) : 0;
   // If git cannot tell us, assume there are changes: keeping a clean worktree costs nothing, losing work is unforgivable.
   const changed = !status.ok || !count.ok || status.stdout.trim() !== '' || commits > 0;
-  const commands = {
-    review: `git -C ${wt.path} diff ${wt.baseCommit.slice(0, 12)}`,
-    merge: `git -C ${wt.path} add -A && git -C ${wt.path} commit -m "local agent work" && git -C ${wt.repoRoot} merge ${wt.branch}`,
-    remove: `git -C ${wt.repoRoot} worktree remove --force ${wt.path} && git -C ${wt.repoRoot} branch -D ${wt.branch}`,
-  };
+  const commands = reviewCommands(wt);
   const warnings = [...wt.warnings];
   if (changed) {
     // Intent-to-add makes new files show in `git diff BASE` without staging their content.

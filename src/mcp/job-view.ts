@@ -23,7 +23,7 @@ export function jobSummary(record: JobRecord): string {
   if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
   if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
   if (record.worktree?.kept) {
-    lines.push(`worktree kept: ${record.worktree.path} (branch ${record.worktree.branch}, base ${record.worktree.base_commit.slice(0, 12)})`);
+    lines.push(`${FINISHED.has(record.status) ? 'worktree kept' : 'worktree'}: ${record.worktree.path} (branch ${record.worktree.branch}, base ${record.worktree.base_commit.slice(0, 12)})`);
     if (record.worktree.diffstat) lines.push(record.worktree.diffstat);
     for (const [what, command] of Object.entries(record.worktree.commands)) lines.push(`${what}: ${command}`);
   }

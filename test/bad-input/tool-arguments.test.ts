@@ -97,6 +97,14 @@ const OWN_CASES: readonly OwnCase[] = [
   },
   { tool: 'register_endpoint', args: { name: 'a', base_url: 'gpu:8080' }, code: 'bad_argument', message: () => 'endpoints.a.base_url: "gpu:8080" has no http:// or https:// in front; did you mean http://gpu:8080?' },
   { tool: 'register_endpoint', args: { name: 'a', base_url: 'http://x:1', api_key_env: 'MY-KEY' }, code: 'bad_argument', message: () => 'endpoints.a.api_key_env: must be an environment variable name' },
+  {
+    tool: 'register_endpoint',
+    args: { name: 'a', base_url: 'http://admin:hunter2@gpu:8080' },
+    code: 'bad_argument',
+    message: () => 'endpoints.a.base_url: has a user name or password in it; put the key in api_key_env instead, so it never shows in listings or logs',
+  },
+  // Checked before anything is written: a dangling endpoint in the sidecar would break every later call.
+  { tool: 'register_model', args: { name: 'm', notes: 'n', endpoint: 'nope' }, code: 'bad_argument', message: () => 'unknown endpoint "nope"; configured endpoints: gpu' },
 ];
 
 describe('bad tool arguments', () => {

@@ -104,13 +104,21 @@ describe('scheduling', () => {
     expect(idle.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
   }, 120_000);
 
+  it('queues a job for a model whose server is still loading, and runs it once loaded', async () => {
+    const s = await sim({ flavor: 'llama.cpp', loadingMs: 2000, modelId: 'coder', script: [{ text: 'loaded' }] });
+    const { app: a } = app(`endpoints:\n  gpu:\n    base_url: ${s.url}\ndefaults:\n  queue_grace_s: 30\n`);
+    const started = await a.jobs.start({ task: 'say loaded', model: 'coder' });
+    expect(started.status).toBe('queued');
+    expect(await a.jobs.wait(started.id, 60)).toMatchObject({ status: 'succeeded', result: 'loaded', model: { served: 'coder', endpoint: 'gpu' } });
+  }, 60_000);
+
   it('cancels a queued job without ever starting it', async () => {
     const s = await sim({ flavor: 'llama.cpp', slots: 1, script: [{ text: 'done', delayMs: 1500 }] });
     const { app: a } = app(`endpoints:\n  gpu:\n    base_url: ${s.url}\n`);
     const running = await a.jobs.start({ task: 'first' });
     const queued = await a.jobs.start({ task: 'second' });
     const cancelled = await a.jobs.cancel(queued.id);
-    expect(cancelled).toMatchObject({ status: 'cancelled', error: 'cancelled by cancel_job before it started' });
+    expect(cancelled).toMatchObject({ status: 'cancelled', error: 'cancelled on request before it started' });
     expect(cancelled.started_at).toBeUndefined();
     expect((await a.jobs.wait(running.id, 60)).status).toBe('succeeded');
     expect(s.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);

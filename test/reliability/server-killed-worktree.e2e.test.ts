@@ -54,6 +54,9 @@ describe('server killed mid-job, isolation worktree', () => {
     try {
       const status = ok(await second.call('job_status', { job_id: jobId }));
       expect(status).toMatchObject({ status: 'interrupted', work_dir: workDir });
+      // The record says where the work is and how to review it, though the job never finished.
+      expect(status.worktree).toMatchObject({ path: workDir, branch: `local-agent/${jobId}`, kept: true });
+      expect((status.worktree as { commands: { review: string } }).commands.review).toContain(`git -C ${workDir} diff`);
       expect(String(status.error)).toContain(`run_agent(resume_job="${jobId}")`);
       // The worktree and its branch are kept, with the change, and the caller's tree is untouched.
       expect(readFileSync(join(workDir!, 'part1.txt'), 'utf8')).toBe('one\n');
