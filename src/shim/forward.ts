@@ -227,6 +227,9 @@ export async function forwardRequest(
   let lineBytes = 0;
   let ttfb: number | undefined;
   let cut: string | undefined;
+  // The rewriter hands on an error event whole, so a key quoted in one is found here even across chunks.
+  const apiKey = spec.endpoint.apiKey;
+  const keyBytes = apiKey !== undefined && redactKey(apiKey, apiKey) !== apiKey ? Buffer.from(apiKey) : undefined;
   try {
     for await (const chunk of upstream.body) {
       const buf = chunk as Buffer;
@@ -238,6 +241,7 @@ export async function forwardRequest(
         if (lineBytes > MAX_SSE_LINE) throw new Error(`an SSE line longer than ${MAX_SSE_LINE} bytes without a line end`);
         tracker.push(buf);
         out = rewriter.push(buf);
+        if (keyBytes !== undefined && out.includes(keyBytes)) out = Buffer.from(redactKey(out.toString('utf8'), apiKey));
       } else if (jsonKept <= MAX_JSON_KEPT) {
         jsonKept += buf.length;
         jsonChunks.push(buf);
@@ -277,7 +281,8 @@ export async function forwardRequest(
     t, method, pathname, parsed, raw, status, started, ttfb, notes,
     usage: usage && { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens },
     extra: cut === undefined ? extra : [...extra, clientGone.signal.aborted ? 'client closed the connection' : 'stream cut by the backend'],
-    error: clientGone.signal.aborted ? undefined : (cut ?? usage?.error?.message ?? problem),
+    // The tracker saw the backend's bytes before redaction; the log gets the redacted words.
+    error: clientGone.signal.aborted ? undefined : redactKey(cut ?? usage?.error?.message ?? problem ?? '', apiKey) || undefined,
   });
   if (cut !== undefined && !clientGone.signal.aborted) log.warn('shim: %s answer from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
 }

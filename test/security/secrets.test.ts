@@ -41,12 +41,18 @@ describe('API keys stay secret', () => {
 
   it('a job with a full request dump, and a backend that echoes the key in an error, writes the key nowhere', async () => {
     let echoed = false;
+    let echoedInStream = false;
     sim.setScript((req) => {
       if (req.assistantTurns === 0) return { toolUse: { name: 'Bash', input: { command: 'echo hi', description: 'Say hi' } } };
       if (!echoed) {
         echoed = true;
         // A misbehaving proxy that quotes the request's credentials back.
         return { error: { status: 500, body: { error: { code: 500, type: 'server_error', message: `upstream refused ${req.headers.authorization ?? ''} (x-api-key ${req.headers['x-api-key'] ?? ''})` } } } };
+      }
+      if (!echoedInStream) {
+        echoedInStream = true;
+        // The same, inside a stream that already started: llama.cpp's mid-stream `event: error`.
+        return { text: 'partial', streamError: { message: `stream refused for ${req.headers['x-api-key'] ?? ''}` } };
       }
       return { text: 'All done.' };
     });
@@ -90,6 +96,7 @@ describe('API keys stay secret', () => {
     }
     for (const result of results) expect(JSON.stringify(result)).not.toContain(KEY);
     for (const line of h.logLines) expect(line).not.toContain(KEY);
+    expect(echoedInStream).toBe(true);
     // The echo itself did reach the record, with the key blanked out.
     expect(readFileSync(join(h.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8')).toContain('upstream refused Bearer [redacted]');
   });
