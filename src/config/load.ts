@@ -106,10 +106,24 @@ function unknownEndpointMessage(wanted: string, known: readonly string[]): strin
 
 /** The file's text; undefined when an optional file is absent. */
 async function readConfigText(path: string, display: string, required: boolean): Promise<string | undefined> {
+  let bytes: Buffer;
   try {
-    return await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (err) {
     if (!required && isErrno(err, 'ENOENT')) return undefined;
     throw new ConfigError(display, `cannot read ${display}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  return decodeUtf8(bytes, display);
+}
+
+/** Strict: a byte that is not UTF-8 would otherwise turn into U+FFFD silently, e.g. inside a note or a URL. */
+function decodeUtf8(bytes: Buffer, display: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const lenient = bytes.toString('utf8');
+    const bad = lenient.indexOf('\ufffd');
+    const line = lenient.slice(0, Math.max(0, bad)).split('\n').length;
+    throw new ConfigError(display, `${display}:${line}: the file is not valid UTF-8 (a byte sequence on this line is not text); save it as UTF-8`, { line });
   }
 }

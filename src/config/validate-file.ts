@@ -102,8 +102,18 @@ function reword(issue: z.core.$ZodIssue, path: KeyPath, data: unknown): [KeyPath
 }
 
 /** Rules that span two keys of one entry, which the per-key schema cannot express. */
+/** Names JavaScript objects treat specially: zod's record parsing drops them without a word. */
+const RESERVED_NAMES = ['__proto__', 'constructor', 'prototype'];
+
 function crossFieldIssues(data: unknown): [KeyPath, string][] {
   const out: [KeyPath, string][] = [];
+  for (const section of ['endpoints', 'models'] as const) {
+    const entries = isPlainObject(data) ? data[section] : undefined;
+    if (!isPlainObject(entries)) continue;
+    for (const name of RESERVED_NAMES) {
+      if (Object.hasOwn(entries, name)) out.push([[section, name], `"${name}" cannot be used as a name; pick another`]);
+    }
+  }
   const endpoints = isPlainObject(data) ? data['endpoints'] : undefined;
   if (!isPlainObject(endpoints)) return out;
   for (const [name, entry] of Object.entries(endpoints)) {

@@ -56,13 +56,14 @@ const CASES: readonly Case[] = [
   {
     name: 'binary garbage',
     yaml: () => Buffer.from([0, 1, 2, 3, 0xff, 0x00, 0x1b, 0x5b]),
-    message: () => 'FILE:1: expected a mapping at the top level (endpoints:, models:, defaults:), got string "\\u0000\\u0001\\u0002\\u0003\ufffd\\u0000\\u001b["',
+    message: () => 'FILE:1: the file is not valid UTF-8 (a byte sequence on this line is not text); save it as UTF-8',
   },
   {
     name: 'bytes that are not UTF-8 inside a URL',
     yaml: () => Buffer.concat([Buffer.from('endpoints:\n  gpu:\n    base_url: http://gp'), Buffer.from([0xe9]), Buffer.from('u:8080\n')]),
-    message: () => 'FILE:3: endpoints.gpu.base_url: "http://gp\ufffdu:8080" is not a URL; expected e.g. http://gpu-box:8080',
+    message: () => 'FILE:3: the file is not valid UTF-8 (a byte sequence on this line is not text); save it as UTF-8',
   },
+  { name: 'an endpoint named __proto__', yaml: (u) => `endpoints:\n  __proto__:\n    base_url: ${u}\n`, message: () => 'FILE:2: endpoints.__proto__: "__proto__" cannot be used as a name; pick another' },
   { name: 'YAML syntax error', yaml: (u) => `endpoints:\n  gpu:\n    base_url: "${u}\n    backend: vllm\n`, message: () => 'FILE:4: YAML syntax error: Missing closing "quote' },
 ];
 
