@@ -25,7 +25,7 @@ function pipelineTable(rounds: number): Table {
   const cost = measurePipeline(bodies, rounds);
   return {
     title: `(e) parse + normaliseRequest + stringify alone over the ${bodies.length} captured bodies (mean ${meanKb.toFixed(0)} kB), CPU µs per body, ${rounds} rounds`,
-    columns: ['JSON.parse', 'normaliseRequest', 'stringify+encode', 'whole pipeline', `suggested splice pipeline${cost.spliceIdentical ? ' (same bytes)' : ' (OUTPUT DIFFERS)'}`],
+    columns: ['JSON.parse', 'normaliseRequest', 'stringify+encode', 'full parse pipeline', `shim pipeline (spans)${cost.spliceIdentical ? ' (same bytes)' : ' (OUTPUT DIFFERS)'}`],
     rows: [[formatSpread(cost.parse, 0), formatSpread(cost.normalise, 0), formatSpread(cost.serialise, 0), formatSpread(cost.total, 0), formatSpread(cost.splice, 0)]],
   };
 }

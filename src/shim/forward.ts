@@ -7,9 +7,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Logger } from '../log.js';
+import { readBodyView, writeBody, type BodyView } from './json-body.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import type { RequestLogEntry, Usage } from './request-log.js';
-import { isRecord } from './rewrite/json-shape.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
@@ -92,9 +92,8 @@ function numberField(value: unknown, key: string): number | undefined {
 }
 
 /** Exact prompt size from the backend, when it can tell. */
-async function countTokens(route: RouteState, pools: UpstreamPools, body: unknown): Promise<number | undefined> {
+async function countTokens(route: RouteState, pools: UpstreamPools, payload: Buffer): Promise<number | undefined> {
   const { endpoint } = route.spec;
-  const payload = Buffer.from(JSON.stringify(body));
   try {
     const res = await pools.pool(new URL(endpoint.base_url).origin).request({
       method: 'POST',
@@ -127,41 +126,38 @@ export async function forwardRequest(
   const raw = await readBody(req);
 
   let body = raw;
-  let parsed: unknown;
+  let facts: RequestFacts | undefined;
   let notes: NormaliseNotes | undefined;
   const extra: string[] = [];
-  if (isMessages || isCount) {
-    parsed = tryParse(raw);
-    if (parsed !== undefined) {
-      const normalised = normaliseRequest(parsed, { servedModel: spec.servedModel });
-      notes = normalised.notes;
-      let outBody = normalised.body;
-      let changed = normalised.changed;
-      // vLLM rejects prompt + max_tokens > max_model_len; llama.cpp only stops early.
-      const maxTokens = numberField(outBody, 'max_tokens');
-      if (isMessages && spec.endpoint.backend === 'vllm' && spec.context !== undefined && maxTokens !== undefined) {
-        const last = route.lastPrompt;
-        const guess = last ? last.tokens + Math.max(0, raw.length - last.bytes) / BYTES_PER_TOKEN_LOW : raw.length / BYTES_PER_TOKEN_LOW;
-        if (guess + maxTokens > spec.context) {
-          const counted = await countTokens(route, pools, outBody);
-          const clamp = clampMaxTokens(outBody, { window: spec.context, promptTokens: counted ?? Math.ceil(guess), enforce: true });
-          if (clamp.overflow !== undefined) {
-            const error = contextOverflowError(clamp.overflow.promptTokens, clamp.overflow.maxPromptTokens);
-            sendError(res, error);
-            writeLog(spec, { t, method, pathname, parsed, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message });
-            return;
-          }
-          if (clamp.changed) {
-            outBody = clamp.body;
-            changed = true;
-            extra.push(`max_tokens lowered from ${maxTokens} to fit ${spec.context} (${counted === undefined ? 'estimated' : 'counted'} prompt)`);
-          }
+  const view = isMessages || isCount ? readBodyView(raw) : undefined;
+  if (view !== undefined) {
+    facts = requestFacts(view);
+    const normalised = normaliseRequest(view.fields, { servedModel: spec.servedModel });
+    notes = normalised.notes;
+    let fields = normalised.body as Readonly<Record<string, unknown>>; // normaliseRequest returns an object for an object
+    // vLLM rejects prompt + max_tokens > max_model_len; llama.cpp only stops early.
+    const maxTokens = numberField(fields, 'max_tokens');
+    if (isMessages && spec.endpoint.backend === 'vllm' && spec.context !== undefined && maxTokens !== undefined) {
+      const last = route.lastPrompt;
+      const guess = last ? last.tokens + Math.max(0, raw.length - last.bytes) / BYTES_PER_TOKEN_LOW : raw.length / BYTES_PER_TOKEN_LOW;
+      if (guess + maxTokens > spec.context) {
+        const counted = await countTokens(route, pools, writeBody(view, fields));
+        const clamp = clampMaxTokens(fields, { window: spec.context, promptTokens: counted ?? Math.ceil(guess), enforce: true });
+        if (clamp.overflow !== undefined) {
+          const error = contextOverflowError(clamp.overflow.promptTokens, clamp.overflow.maxPromptTokens);
+          sendError(res, error);
+          writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message });
+          return;
+        }
+        if (clamp.changed) {
+          fields = clamp.body as Readonly<Record<string, unknown>>; // clampMaxTokens keeps the object shape
+          extra.push(`max_tokens lowered from ${maxTokens} to fit ${spec.context} (${counted === undefined ? 'estimated' : 'counted'} prompt)`);
         }
       }
-      if (changed) body = Buffer.from(JSON.stringify(outBody));
     }
+    body = writeBody(view, fields);
   }
-  if (spec.log.dumping && parsed !== undefined) spec.log.writeFull(t, pathAndQuery, body.toString('utf8'));
+  if (spec.log.dumping && view !== undefined) spec.log.writeFull(t, pathAndQuery, body.toString('utf8'));
 
   // Claude Code gave up on this request (abort, retry, its job ended): stop the generation so
   // the slot frees, also while the backend has not answered yet (a queued or hung request).
@@ -184,13 +180,13 @@ export async function forwardRequest(
   } catch (err) {
     res.off('close', onClientGone);
     if (clientGone.signal.aborted) {
-      writeLog(spec, { t, method, pathname, parsed, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'] });
+      writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'] });
       return;
     }
     const failure = classifyConnectFailure(err, endpointUrl.host, 10);
     const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
     sendError(res, error);
-    writeLog(spec, { t, method, pathname, parsed, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message });
+    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message });
     return;
   }
   clientGone.signal.addEventListener('abort', () => upstream.body.destroy(), { once: true });
@@ -203,13 +199,13 @@ export async function forwardRequest(
       const estimate = JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(estimate) });
       res.end(estimate);
-      writeLog(spec, { t, method, pathname, parsed, raw, status: 200, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'count_tokens estimated (backend has none)'] });
+      writeLog(spec, { t, method, pathname, facts, raw, status: 200, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'count_tokens estimated (backend has none)'] });
       return;
     }
     const translated = translateBackendError({ status, headers: upstream.headers, body: text, backend: spec.endpoint.backend, endpoint: spec.endpoint.name });
     sendError(res, translated);
     writeLog(spec, {
-      t, method, pathname, parsed, raw, status: translated.status, started, ttfb: undefined, usage: undefined, notes,
+      t, method, pathname, facts, raw, status: translated.status, started, ttfb: undefined, usage: undefined, notes,
       extra: translated.kind === 'passthrough' ? extra : [...extra, `translated backend ${status} (${translated.kind}) → ${translated.status}`],
       original: translated.original.slice(0, 300),
       error: translated.body.error.message,
@@ -273,12 +269,12 @@ export async function forwardRequest(
     bodyIsJson ||= json !== undefined;
     usage = usageFromJson(json);
   }
-  const wantedStream = isRecord(parsed) && parsed.stream === true;
+  const wantedStream = facts?.stream === true;
   const problem = isMessages && cut === undefined ? answerProblem(wantedStream, contentType, usage, bodyIsJson) : undefined;
   const promptTokens = (usage?.input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
   if (isMessages && promptTokens > 0) route.lastPrompt = { tokens: promptTokens, bytes: raw.length };
   writeLog(spec, {
-    t, method, pathname, parsed, raw, status, started, ttfb, notes,
+    t, method, pathname, facts, raw, status, started, ttfb, notes,
     usage: usage && { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens },
     extra: cut === undefined ? extra : [...extra, clientGone.signal.aborted ? 'client closed the connection' : 'stream cut by the backend'],
     // The tracker saw the backend's bytes before redaction; the log gets the redacted words.
@@ -301,11 +297,29 @@ function answerProblem(wantedStream: boolean, contentType: string, usage: UsageR
   return undefined;
 }
 
+/** What requests.jsonl says about a request body, read from its view (tools counted, not parsed). */
+interface RequestFacts {
+  readonly model: string | undefined;
+  readonly messages: number | undefined;
+  readonly tools: number | undefined;
+  readonly stream: boolean;
+}
+
+function requestFacts(view: BodyView): RequestFacts {
+  const { model, messages, stream } = view.fields;
+  return {
+    model: typeof model === 'string' ? model : undefined,
+    messages: Array.isArray(messages) ? messages.length : undefined,
+    tools: view.toolCount,
+    stream: stream === true,
+  };
+}
+
 interface LogFacts {
   t: string;
   method: string;
   pathname: string;
-  parsed: unknown;
+  facts: RequestFacts | undefined;
   raw: Buffer;
   status: number;
   started: number;
@@ -318,18 +332,14 @@ interface LogFacts {
 }
 
 function writeLog(spec: RouteSpec, f: LogFacts): void {
-  const messages = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { messages?: unknown }).messages : undefined;
-  const tools = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { tools?: unknown }).tools : undefined;
-  const model = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { model?: unknown }).model : undefined;
-  const stream = f.parsed !== null && typeof f.parsed === 'object' ? (f.parsed as { stream?: unknown }).stream === true : false;
   const entry: RequestLogEntry = {
     t: f.t,
     path: f.pathname,
     method: f.method,
-    model: typeof model === 'string' ? model : undefined,
-    messages: Array.isArray(messages) ? messages.length : undefined,
-    tools: Array.isArray(tools) ? tools.length : undefined,
-    stream,
+    model: f.facts?.model,
+    messages: f.facts?.messages,
+    tools: f.facts?.tools,
+    stream: f.facts?.stream ?? false,
     request_bytes: f.raw.length,
     status: f.status,
     ttfb_ms: f.ttfb === undefined ? undefined : Math.round(f.ttfb * 100) / 100,
