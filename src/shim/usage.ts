@@ -34,6 +34,15 @@ export interface SseUsageTracker {
 
 const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
 const WATCHED = new Set(['message_start', 'message_delta', 'error']);
+/** Stands for every event name we do not watch. */
+const UNWATCHED = '\u0000unwatched';
+
+/** Whether the SSE line `buf[start, end)` is `field:value` or `field: value` exactly. */
+function fieldEquals(buf: Buffer, start: number, end: number, field: string, value: string): boolean {
+  let from = start + field.length + 1;
+  if (buf[from] === 0x20) from += 1;
+  return end - from === value.length && startsWithAscii(buf, from, end, value);
+}
 
 function applyUsage(into: UsageResult, usage: unknown): void {
   if (!isRecord(usage)) return;
@@ -98,6 +107,14 @@ export function createSseUsageTracker(options: SseUsageTrackerOptions = {}): Sse
     if (type !== undefined && WATCHED.has(type) && hasData) applyEvent(into, type, joined, backend);
   };
 
+  /** The event name when it is one we watch; UNWATCHED otherwise, without decoding it (content deltas are ~all of a stream). */
+  const eventName = (buf: Buffer, start: number, end: number): string => {
+    for (const watched of WATCHED) {
+      if (fieldEquals(buf, start, end, 'event', watched)) return watched;
+    }
+    return UNWATCHED;
+  };
+
   const onLine = (buf: Buffer, start: number, end: number): void => {
     if (start === end) {
       dispatch(state);
@@ -111,7 +128,7 @@ export function createSseUsageTracker(options: SseUsageTrackerOptions = {}): Sse
       // Data of a named, unwatched event (content deltas) is never decoded.
       if (name === undefined || WATCHED.has(name)) data.push(fieldValue(buf, start, end, 'data'));
     } else if (startsWithAscii(buf, start, end, 'event:')) {
-      name = fieldValue(buf, start, end, 'event');
+      name = eventName(buf, start, end);
     }
     // Comments (":" keep-alives), id: and retry: lines carry nothing we report.
   };

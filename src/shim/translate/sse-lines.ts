@@ -35,6 +35,11 @@ export class SseLineSplitter {
     if (start < chunk.length) this.pending.push(Buffer.from(chunk.subarray(start)));
   }
 
+  /** Holds `partial` (no line end in it) after what is already held; copied, the caller may reuse its buffer. */
+  hold(partial: Buffer): void {
+    this.pending.push(Buffer.from(partial));
+  }
+
   /** True while a partial line is held back. */
   hasPending(): boolean {
     return this.pending.length > 0;

@@ -24,6 +24,8 @@ export interface StreamErrorRewriterOptions {
 }
 
 const EVENT_ERROR = [Buffer.from('event: error'), Buffer.from('event:error')];
+const EVENT_PREFIX = Buffer.from('event:');
+const EMPTY = Buffer.alloc(0);
 
 export function createStreamErrorRewriter(options: StreamErrorRewriterOptions): StreamErrorRewriter {
   const splitter = new SseLineSplitter();
@@ -68,16 +70,28 @@ export function createStreamErrorRewriter(options: StreamErrorRewriterOptions): 
     return out.length === 1 && out[0] !== undefined ? out[0] : Buffer.concat(out);
   };
 
+  /** A held partial line that is, or may grow into, an `event:` line: the next chunk must go the slow way. */
+  const pendingMayBeEvent = (): boolean => {
+    const pending = splitter.peekPending();
+    const n = Math.min(pending.length, EVENT_PREFIX.length);
+    return pending.subarray(0, n).equals(EVENT_PREFIX.subarray(0, n));
+  };
+
   return {
     push(chunk: Buffer): Buffer {
-      // Fast path: nothing held, the chunk ends on a line end and names no error event.
-      const fast =
-        !inError &&
-        !splitter.hasPending() &&
-        chunk.length > 0 &&
-        chunk[chunk.length - 1] === 0x0a &&
-        EVENT_ERROR.every((needle) => chunk.indexOf(needle) === -1);
-      return fast ? chunk : slowPath(chunk);
+      // Fast path: no error event can start in this chunk, so every complete line goes on as it came.
+      if (inError || chunk.length === 0 || EVENT_ERROR.some((needle) => chunk.indexOf(needle) !== -1)) return slowPath(chunk);
+      if (splitter.hasPending() && pendingMayBeEvent()) return slowPath(chunk);
+      const lastLf = chunk.lastIndexOf(0x0a);
+      if (lastLf === -1) {
+        splitter.hold(chunk);
+        return EMPTY;
+      }
+      if (!splitter.hasPending() && lastLf === chunk.length - 1) return chunk;
+      const head = chunk.subarray(0, lastLf + 1);
+      const out = splitter.hasPending() ? Buffer.concat([splitter.takePending(), head]) : head;
+      if (lastLf + 1 < chunk.length) splitter.hold(chunk.subarray(lastLf + 1));
+      return out;
     },
     end(): Buffer {
       const rest = splitter.takePending();
