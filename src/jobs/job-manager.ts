@@ -62,7 +62,8 @@ export interface JobManager {
   wait(id: string, timeoutS: number): Promise<JobRecord>;
   cancel(id: string): Promise<JobRecord>;
   get(id: string): Promise<JobRecord>;
-  list(includeFinished: boolean): Promise<JobRecord[]>;
+  /** Oldest first; `newest` limits the answer to the most recent jobs (cheap with thousands on record). */
+  list(includeFinished: boolean, newest?: number): Promise<JobRecord[]>;
   tail(id: string, lines: number): Promise<string>;
   endpointJobs(endpoint: string): EndpointJobs;
   /** Re-check the queue now (a job ended, an endpoint was registered); resolves when that pass is done. */
@@ -345,8 +346,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       return get(id);
     },
     get,
-    async list(includeFinished) {
-      const records = await deps.store.list();
+    async list(includeFinished, newest) {
+      const records = await deps.store.list(includeFinished ? newest : undefined);
       const onDisk = new Set(records.map((r) => r.id));
       const memoryOnly = [...unsaved.values()].filter((r) => !onDisk.has(r.id));
       const live = [...records, ...memoryOnly].map((r) => current(r.id) ?? r).sort((a, b) => a.id.localeCompare(b.id));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { checkJobId } from './job-id.js';
-import { jobRecordSchema, type JobRecord } from './job-record.js';
+import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
 
 export interface JobPaths {
   readonly dir: string;
@@ -34,7 +34,8 @@ export interface JobStore {
   save(record: JobRecord): Promise<void>;
   /** The record; a `running`/`queued` one whose server died comes back `interrupted`. */
   load(id: string): Promise<JobRecord>;
-  list(): Promise<JobRecord[]>;
+  /** Oldest first; with `newest`, only that many of the most recent jobs (ids sort by creation time). */
+  list(newest?: number): Promise<JobRecord[]>;
 }
 
 /** `$XDG_STATE_HOME/localagents` (default ~/.local/state/localagents), or LOCALAGENTS_STATE_DIR. */
@@ -77,6 +78,7 @@ export function createJobStore(stateDir: string): JobStore {
     try {
       await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
       await rename(temp, target);
+      remember(record);
     } catch (err) {
       throw new LocalAgentsError('state_unwritable', `could not write the job record ${target}: ${errorMessage(err)}`, {
         hint: 'Free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME); the job itself keeps running.',
@@ -102,7 +104,20 @@ export function createJobStore(stateDir: string): JobStore {
     return interrupted;
   };
 
+  /**
+   * Finished records never change again, so each is read from disk once: listing
+   * 10,000 jobs is then a readdir plus the few that still run.
+   */
+  const finished = new Map<string, JobRecord>();
+  const remember = (record: JobRecord): JobRecord => {
+    if (FINISHED.has(record.status)) finished.set(record.id, record);
+    else finished.delete(record.id);
+    return record;
+  };
+
   const load = async (id: string): Promise<JobRecord> => {
+    const cached = finished.get(id);
+    if (cached !== undefined) return cached;
     const file = paths(id).record;
     let text: string;
     try {
@@ -110,11 +125,17 @@ export function createJobStore(stateDir: string): JobStore {
     } catch {
       throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { hint: 'list_jobs shows the jobs on record.', details: { job_id: id } });
     }
-    const parsed = jobRecordSchema.safeParse(JSON.parse(text));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new LocalAgentsError('internal', `job record ${file} is damaged: ${errorMessage(err)}`);
+    }
+    const parsed = jobRecordSchema.safeParse(json);
     if (!parsed.success) {
       throw new LocalAgentsError('internal', `job record ${file} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     }
-    return reconcile(parsed.data);
+    return remember(await reconcile(parsed.data));
   };
 
   return {
@@ -136,14 +157,15 @@ export function createJobStore(stateDir: string): JobStore {
       }
       return p;
     },
-    async list() {
+    async list(newest) {
       let names: string[];
       try {
         names = await readdir(root);
       } catch {
         return [];
       }
-      const ids = names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+      const all = names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+      const ids = newest === undefined ? all : all.slice(-newest);
       const records = await Promise.all(ids.map((id) => load(id).catch(() => undefined)));
       return records.filter((r): r is JobRecord => r !== undefined);
     },

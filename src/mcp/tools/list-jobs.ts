@@ -20,7 +20,8 @@ export function registerListJobs(server: McpServer, app: App): void {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
-      const records = (await app.jobs.list(args.include_finished ?? true)).slice(-(args.limit ?? 50));
+      const limit = args.limit ?? 50;
+      const records = (await app.jobs.list(args.include_finished ?? true, limit)).slice(-limit);
       const jobs = records.map((r) => ({
         id: r.id,
         status: r.status,

@@ -1,0 +1,52 @@
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { newJobId } from '../../src/jobs/job-id.js';
+import type { JobRecord } from '../../src/jobs/job-record.js';
+import { createJobStore } from '../../src/jobs/job-store.js';
+
+function record(id: string, status: JobRecord['status'], ownerPid = process.pid): JobRecord {
+  return {
+    id, status, created_at: new Date().toISOString(), task_preview: 'x', model: {}, cwd: '/tmp', isolation: 'none', permission_mode: 'acceptEdits',
+    max_turns: 1, timeout_s: 1, allowed_tools: [], disallowed_tools: [], num_turns: 0, tool_calls: 0, files_touched: [],
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 }, requests: 0, warnings: [], owner_pid: ownerPid,
+  };
+}
+
+describe('job store', () => {
+  it('lists oldest first, and only the newest N when asked', async () => {
+    const store = createJobStore(mkdtempSync(join(tmpdir(), 'la-store-')));
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const id = newJobId(new Date(Date.UTC(2026, 10, 29, 11, 0, i)));
+      ids.push(id);
+      await store.create(record(id, 'succeeded'), `task ${i}`);
+    }
+    expect((await store.list()).map((r) => r.id)).toEqual(ids);
+    expect((await store.list(3)).map((r) => r.id)).toEqual(ids.slice(-3));
+  });
+
+  it('keeps folders 0700 and files 0600', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'la-store-'));
+    const store = createJobStore(state);
+    const paths = await store.create(record(newJobId(), 'running'), 'task');
+    expect(statSync(paths.dir).mode & 0o777).toBe(0o700);
+    expect(statSync(paths.record).mode & 0o777).toBe(0o600);
+    expect(statSync(paths.task).mode & 0o777).toBe(0o600);
+  });
+
+  it('reports a running record whose server is gone as interrupted, and a damaged record as damaged', async () => {
+    const store = createJobStore(mkdtempSync(join(tmpdir(), 'la-store-')));
+    const dead = newJobId();
+    // pid 2^22+1 is above Linux's pid_max default: no such process.
+    await store.create({ ...record(dead, 'running', 4_194_305), session_id: 's-1' }, 'task');
+    expect(await store.load(dead)).toMatchObject({ status: 'interrupted', error: expect.stringContaining(`resume_job="${dead}"`) as unknown });
+    const broken = newJobId(new Date(Date.now() + 1000));
+    const paths = await store.create(record(broken, 'running'), 'task');
+    writeFileSync(paths.record, '{"id": trunc');
+    await expect(store.load(broken)).rejects.toThrow(`job record ${paths.record} is damaged`);
+    // A damaged record does not hide the others.
+    expect((await store.list()).map((r) => r.id)).toEqual([dead]);
+  });
+});
