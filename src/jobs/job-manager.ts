@@ -47,6 +47,14 @@ interface QueuedJob {
   readonly finish: (record: JobRecord) => void;
 }
 
+/** What one placement pass sees: the config, the probes, and our own requests in flight while probing. */
+interface Observation {
+  readonly config: Config;
+  readonly probes: EndpointProbe[];
+  readonly ourInFlight: ReadonlyMap<string, number>;
+  readonly at: number;
+}
+
 interface Active {
   job: PlacedJob;
   readonly done: Promise<JobRecord>;
@@ -80,7 +88,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   let pollTimer: NodeJS.Timeout | undefined;
   let closed = false;
   /** The probe run_agent just made to validate the request: the placement pass right after reuses it. */
-  let recentProbe: { config: Config; probes: EndpointProbe[]; at: number } | undefined;
+  let recentProbe: Observation | undefined;
   const RECENT_PROBE_MS = 1000;
 
   /** Records the disk would not take: still reported by this process (get, list) instead of forgotten. */
@@ -96,15 +104,32 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     }
   };
 
-  const loadOf = (endpoint: string): EndpointLoad => ({
-    ourJobs: [...active.values()].filter((a) => a.job.endpoint.name === endpoint).length,
-    ourInFlight: deps.shim.inFlight(endpoint),
+  const ourJobsOn = (endpoint: string): number => [...active.values()].filter((a) => a.job.endpoint.name === endpoint).length;
+
+  /**
+   * Probes, with how many of our requests were in flight while they ran: the busy
+   * slots a probe saw include ours, and only those of other clients reduce our
+   * capacity. Our count is taken before and after and the larger kept, so one of
+   * our requests that ended meanwhile is never mistaken for someone else's.
+   */
+  const observe = async (config: Config): Promise<Observation> => {
+    const inFlightNow = (): Map<string, number> => new Map(config.endpoints.map((e) => [e.name, deps.shim.inFlight(e.name)]));
+    const before = inFlightNow();
+    const probes = await deps.prober.probeAll(config);
+    const after = inFlightNow();
+    const ourInFlight = new Map([...after].map(([name, n]) => [name, Math.max(n, before.get(name) ?? 0)]));
+    return { config, probes, ourInFlight, at: performance.now() };
+  };
+
+  const loadOf = (seen: Observation) => (endpoint: string): EndpointLoad => ({
+    ourJobs: ourJobsOn(endpoint),
+    ourInFlight: seen.ourInFlight.get(endpoint) ?? 0,
   });
 
   const requestedModel = (q: QueuedJob): string => q.request.model ?? q.record.model.requested ?? '(default)';
 
-  const startPlaced = async (q: QueuedJob, resolution: Resolution): Promise<void> => {
-    const candidate = place({ candidates: resolution.candidates, loadOf, warmEndpoint: warmEndpointByTree.get(q.settings.cwd) });
+  const startPlaced = async (q: QueuedJob, resolution: Resolution, seen: Observation): Promise<void> => {
+    const candidate = place({ candidates: resolution.candidates, loadOf: loadOf(seen), warmEndpoint: warmEndpointByTree.get(q.settings.cwd) });
     if (candidate === undefined) return;
     queue.splice(queue.indexOf(q), 1);
     let worktree: PreparedWorktree | undefined;
@@ -183,8 +208,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     if (queue.length === 0) return;
     const fresh = recentProbe !== undefined && performance.now() - recentProbe.at < RECENT_PROBE_MS ? recentProbe : undefined;
     recentProbe = undefined;
-    const config = fresh?.config ?? (await deps.loadConfig());
-    const probes = fresh?.probes ?? (await deps.prober.probeAll(config));
+    const seen = fresh ?? (await observe(await deps.loadConfig()));
+    const { config, probes } = seen;
     const blockedModels = new Set<string>();
     for (const q of [...queue]) {
       const key = `${requestedModel(q)}@${q.request.endpoint ?? ''}`;
@@ -202,7 +227,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
         continue;
       }
       q.lastServedAt = Date.now();
-      await startPlaced(q, resolution);
+      await startPlaced(q, resolution, seen);
       if (queue.includes(q)) blockedModels.add(key);
     }
     // Positions and what each waits for, for job_status.
@@ -257,7 +282,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     }
     const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv);
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
-    const probes = await deps.prober.probeAll(config);
+    const seen = await observe(config);
+    const { probes } = seen;
     try {
       resolveModel(config, probes, { model: effective.model, endpoint: effective.endpoint });
     } catch (err) {
@@ -265,7 +291,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       const loading = probes.some((p) => p.state === 'loading' && (effective.endpoint === undefined || p.endpoint === effective.endpoint));
       if (!(isLocalAgentsError(err) && err.code === 'model_unavailable' && loading)) throw err;
     }
-    recentProbe = { config, probes, at: performance.now() };
+    recentProbe = seen;
 
     const id = newJobId();
     const record: JobRecord = {
@@ -370,7 +396,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
         if (q.request.endpoint !== undefined && q.request.endpoint !== endpoint) continue;
         queuedByModel[requestedModel(q)] = (queuedByModel[requestedModel(q)] ?? 0) + 1;
       }
-      return { running: loadOf(endpoint).ourJobs, queuedByModel };
+      return { running: ourJobsOn(endpoint), queuedByModel };
     },
     pump,
     async close() {

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { EndpointProbe } from '../../src/backends/types.js';
+import type { Endpoint } from '../../src/config/schema.js';
+import { capacityOf, freeCapacity, place } from '../../src/jobs/placement.js';
+import type { Candidate } from '../../src/registry/resolve.js';
+
+const endpoint = (name: string, extra: Partial<Endpoint> = {}): Endpoint => ({ name, base_url: `http://${name}:1`, backend: 'llama.cpp', ...extra });
+const probe = (name: string, total: number | undefined, busy = 0): EndpointProbe => ({
+  endpoint: name, baseUrl: '', backend: 'llama.cpp', host: undefined, notes: undefined, state: 'up', hostState: 'up', reason: '', models: [],
+  slots: total === undefined ? undefined : { total, busy, free: total - busy, source: '/slots' }, metrics: { enabled: true }, server: {}, warnings: [], elapsedMs: 1,
+});
+const candidate = (e: Endpoint, p: EndpointProbe): Candidate => ({ endpoint: e, probe: p, model: { id: 'm', aliases: [], context: 1, contextSource: 'unknown', warnings: [] }, context: 1, contextSource: 'unknown' });
+
+describe('placement', () => {
+  it('takes capacity from max_jobs, else the slot count, else 4 for vLLM', () => {
+    expect(capacityOf(endpoint('a', { max_jobs: 7 }), probe('a', 2))).toBe(7);
+    expect(capacityOf(endpoint('a'), probe('a', 2))).toBe(2);
+    expect(capacityOf(endpoint('v', { backend: 'vllm' }), probe('v', undefined))).toBe(4);
+  });
+
+  it('counts only other clients\' busy slots against capacity, not our own requests', () => {
+    // 4 slots, 3 busy, all 3 ours (3 jobs, 3 requests in flight): one place left.
+    expect(freeCapacity(endpoint('a'), probe('a', 4, 3), { ourJobs: 3, ourInFlight: 3 })).toBe(1);
+    // The same busy slots with none of ours in flight: another client holds them.
+    expect(freeCapacity(endpoint('a'), probe('a', 4, 3), { ourJobs: 0, ourInFlight: 0 })).toBe(1);
+    expect(freeCapacity(endpoint('a'), probe('a', 4, 3), { ourJobs: 1, ourInFlight: 0 })).toBe(0);
+  });
+
+  it('prefers the warm endpoint, then the most free capacity, then config order', () => {
+    const a = candidate(endpoint('a'), probe('a', 2));
+    const b = candidate(endpoint('b'), probe('b', 3));
+    const idle = (): { ourJobs: number; ourInFlight: number } => ({ ourJobs: 0, ourInFlight: 0 });
+    expect(place({ candidates: [a, b], loadOf: idle, warmEndpoint: undefined })?.endpoint.name).toBe('b');
+    expect(place({ candidates: [a, b], loadOf: idle, warmEndpoint: 'a' })?.endpoint.name).toBe('a');
+    const full = (name: string): { ourJobs: number; ourInFlight: number } => ({ ourJobs: name === 'a' ? 2 : 0, ourInFlight: 0 });
+    expect(place({ candidates: [a, b], loadOf: full, warmEndpoint: 'a' })?.endpoint.name).toBe('b');
+    expect(place({ candidates: [a], loadOf: full, warmEndpoint: 'a' })).toBeUndefined();
+  });
+});
