@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { jobIdIn, runCli, startCli, waitFor, type CliOptions } from './cli-process.js';
+import { processAlive } from '../helpers/processes.js';
 
 const WRITE_THEN_HANG: Script = (req) =>
   req.assistantTurns === 0
@@ -21,15 +22,6 @@ interface OnDisk {
   tool_calls: number;
   claude_pid?: number;
   owner_pid: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('localagents cancel', { timeout: 120_000 }, () => {
@@ -99,7 +91,7 @@ describe('localagents cancel', { timeout: 120_000 }, () => {
       const record = JSON.parse(forced.stdout) as { id: string; status: string; error: string };
       expect(record).toMatchObject({ id, status: 'failed' });
       expect(record.error).toMatch(/^Claude Code ended with an error: /);
-      expect(alive(claudePid ?? 0)).toBe(false);
+      expect(processAlive(claudePid ?? 0)).toBe(false);
       // The server itself saw it end, and says so to its MCP client.
       expect(ok(await mcp.call('job_status', { job_id: id }))).toMatchObject({ status: 'failed' });
     } finally {

@@ -10,6 +10,7 @@ import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { gitOut } from '../helpers/git-repo.js';
 import { toolError } from '../helpers/tool-error.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from './harness.js';
+import { processAlive } from '../helpers/processes.js';
 
 const WRITE_BASH_ANSWER = (file: string): Script => [
   { text: 'I will create the file.', toolUse: { name: 'Write', input: { file_path: file, content: 'hello world\n' } } },
@@ -132,12 +133,3 @@ describe('run_agent end to end', () => {
     expect(jobs.map((j) => j.status)).toContain('cancelled');
   });
 });
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

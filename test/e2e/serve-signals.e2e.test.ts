@@ -8,23 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, writeConfig, type E2EDirs } from './harness.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { processAlive, until } from '../helpers/processes.js';
 
 describe('localagents MCP server process', () => {
   let dirs: E2EDirs;
@@ -44,13 +28,13 @@ describe('localagents MCP server process', () => {
     const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
     const recordPath = join(dirs.state, 'jobs', String(started.id), 'job.json');
     const record = (): { status: string; claude_pid?: number; error?: string } => JSON.parse(readFileSync(recordPath, 'utf8')) as { status: string; claude_pid?: number };
-    await until(() => record().claude_pid !== undefined && sim.stats.inFlight > 0);
+    expect(await until(() => record().claude_pid !== undefined && sim.stats.inFlight > 0, 15_000)).toBe(true);
     const claudePid = record().claude_pid!;
     process.kill(mcp.transport.pid!, 'SIGTERM');
-    await until(() => record().status !== 'running');
+    expect(await until(() => record().status !== 'running', 15_000)).toBe(true);
     expect(record().status).toBe('interrupted');
     expect(record().error).toContain(`resume_job="${String(started.id)}"`);
-    await until(() => !alive(claudePid), 5000);
+    expect(await until(() => !processAlive(claudePid), 5000)).toBe(true);
     await mcp.close().catch(() => undefined);
   });
 
@@ -58,13 +42,14 @@ describe('localagents MCP server process', () => {
     const mcp = await connect(dirs, {}, ['--dashboard']);
     try {
       const file = join(dirs.state, 'dashboard-url');
-      await until(() => {
+      const written = (): boolean => {
         try {
           return readFileSync(file, 'utf8').includes('token=');
         } catch {
           return false;
         }
-      });
+      };
+      expect(await until(written, 15_000)).toBe(true);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const url = readFileSync(file, 'utf8').trim();
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);

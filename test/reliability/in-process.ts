@@ -5,7 +5,7 @@
  * binary; the backend is the simulator or a stub. Every log line is kept so a
  * test can search it.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -127,40 +127,7 @@ export function readRecord(dirs: Dirs, id: string): JobRecord {
   return JSON.parse(readFileSync(join(dirs.state, 'jobs', id, 'job.json'), 'utf8')) as JobRecord;
 }
 
-/** Polls until `check` is true or `timeoutMs` passes; returns whether it became true. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, stepMs = 50): Promise<boolean> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  return check();
-}
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Command lines of every live process, from /proc (Linux). */
-export function processCommandLines(): Map<number, string> {
-  const out = new Map<number, string>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const raw = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      // Zombies have an empty cmdline: they are gone in every way that matters.
-      if (raw !== '') out.set(Number(name), raw.replace(/\0/g, ' ').trim());
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return out;
-}
+export { processAlive, processCommandLines, until } from '../helpers/processes.js';
 
 /** Lines of a job's requests.jsonl. */
 export function requestLines(dirs: Dirs, id: string): Array<Record<string, unknown>> {
