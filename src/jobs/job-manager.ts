@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Prober } from '../backends/probe.js';
 import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
-import { BadArgumentError, LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
+import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { resolveModel, type Resolution } from '../registry/resolve.js';
 import type { Shim } from '../shim/routes.js';
@@ -17,6 +17,7 @@ import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobPaths, JobStore } from './job-store.js';
 import { place, type EndpointLoad } from './placement.js';
+import { newQueuedRecord, resumeTarget } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
 import { prepareWorktree, runningWorktreeInfo, type PreparedWorktree } from './worktree.js';
 
@@ -266,20 +267,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
 
   const enqueue = async (request: RunRequest): Promise<QueuedJob> => {
     const config = await deps.loadConfig();
-    let resumeSession: string | undefined;
-    let effective = request;
-    if (request.resumeJob !== undefined) {
-      const previous = await deps.store.load(checkJobId(request.resumeJob, 'resume_job'));
-      if (!previous.session_id) {
-        throw new BadArgumentError('resume_job', `job ${previous.id} has no Claude Code session to resume (it never started one)`);
-      }
-      if (active.has(previous.id) || queue.some((q) => q.record.id === previous.id)) {
-        throw new BadArgumentError('resume_job', `job ${previous.id} is still ${previous.status}; wait for it or cancel it first`);
-      }
-      resumeSession = previous.session_id;
-      // Same session, same model, same tree: Claude Code finds its transcript by cwd.
-      effective = { ...request, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' };
-    }
+    const busy = (id: string): boolean => active.has(id) || queue.some((q) => q.record.id === id);
+    const { effective, resumeSession } = await resumeTarget(deps.store, request, busy);
     const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv);
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
     const seen = await observe(config);
@@ -294,29 +283,14 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     recentProbe = seen;
 
     const id = newJobId();
-    const record: JobRecord = {
+    const record = newQueuedRecord({
       id,
-      status: 'queued',
-      created_at: new Date().toISOString(),
-      task_preview: request.task.slice(0, 200),
-      model: { requested: effective.model ?? config.defaults.model },
-      cwd: settings.cwd,
-      isolation: settings.isolation,
-      permission_mode: settings.permissionMode,
-      max_turns: settings.maxTurns,
-      timeout_s: settings.timeoutS,
-      allowed_tools: [...settings.allowedTools],
-      disallowed_tools: [...settings.disallowedTools],
-      resumed_from: request.resumeJob,
-      session_id: resumeSession,
-      num_turns: 0,
-      tool_calls: 0,
-      files_touched: [],
-      usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
-      requests: 0,
-      warnings: [],
-      owner_pid: process.pid,
-    };
+      task: request.task,
+      requestedModel: effective.model ?? config.defaults.model,
+      settings,
+      resumedFrom: request.resumeJob,
+      sessionId: resumeSession,
+    });
     const paths = await deps.store.create(record, request.task);
     let finish!: (r: JobRecord) => void;
     const done = new Promise<JobRecord>((resolve) => {

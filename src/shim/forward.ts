@@ -7,9 +7,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Logger } from '../log.js';
-import { readBodyView, writeBody, type BodyView } from './json-body.js';
+import { readBodyView, writeBody } from './json-body.js';
+import { answerProblem, requestFacts, writeLog, type RequestFacts } from './request-entry.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
-import type { RequestLogEntry, Usage } from './request-log.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
@@ -53,17 +53,6 @@ function tryParse(raw: Buffer): unknown {
   } catch {
     return undefined; // forwarded as is: the backend's own error for bad JSON is the truest answer
   }
-}
-
-function describeRewrites(notes: NormaliseNotes | undefined): string[] {
-  if (notes === undefined) return [];
-  const out: string[] = [];
-  if (notes.foldedSystemMessages > 0) out.push(`folded ${notes.foldedSystemMessages} system message(s) in place`);
-  if (notes.billingHashNeutralised) out.push('neutralised billing-header cch');
-  if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
-  if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
-  if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
-  return out;
 }
 
 /** Waits for the client to take more bytes; a client that left never drains, so its close ends the wait too. */
@@ -281,75 +270,4 @@ export async function forwardRequest(
     error: clientGone.signal.aborted ? undefined : redactKey(cut ?? usage?.error?.message ?? problem ?? '', apiKey) || undefined,
   });
   if (cut !== undefined && !clientGone.signal.aborted) log.warn('shim: %s answer from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
-}
-
-/**
- * What is wrong with a 200 answer to /v1/messages, for requests.jsonl. Claude
- * Code copes with each (measured: it retries an unfinished stream, and answers
- * a non-stream or unparseable one with a non-streaming resend), so the bytes
- * pass unchanged; the log says why the next request came.
- */
-function answerProblem(wantedStream: boolean, contentType: string, usage: UsageResult | undefined, bodyIsJson: boolean): string | undefined {
-  const isSse = contentType.includes('text/event-stream');
-  if (wantedStream && !isSse) return `the backend answered a streaming request with ${contentType || 'no content type'}, not an event stream`;
-  if (!isSse && !bodyIsJson) return 'the backend answered 200 with a body that is not JSON';
-  if (isSse && usage?.stop_reason === undefined && usage?.error === undefined) return 'the stream ended before the answer was complete (no stop_reason)';
-  return undefined;
-}
-
-/** What requests.jsonl says about a request body, read from its view (tools counted, not parsed). */
-interface RequestFacts {
-  readonly model: string | undefined;
-  readonly messages: number | undefined;
-  readonly tools: number | undefined;
-  readonly stream: boolean;
-}
-
-function requestFacts(view: BodyView): RequestFacts {
-  const { model, messages, stream } = view.fields;
-  return {
-    model: typeof model === 'string' ? model : undefined,
-    messages: Array.isArray(messages) ? messages.length : undefined,
-    tools: view.toolCount,
-    stream: stream === true,
-  };
-}
-
-interface LogFacts {
-  t: string;
-  method: string;
-  pathname: string;
-  facts: RequestFacts | undefined;
-  raw: Buffer;
-  status: number;
-  started: number;
-  ttfb: number | undefined;
-  usage: Usage | undefined;
-  notes: NormaliseNotes | undefined;
-  extra: string[];
-  original?: string;
-  error?: string | undefined;
-}
-
-function writeLog(spec: RouteSpec, f: LogFacts): void {
-  const entry: RequestLogEntry = {
-    t: f.t,
-    path: f.pathname,
-    method: f.method,
-    model: f.facts?.model,
-    messages: f.facts?.messages,
-    tools: f.facts?.tools,
-    stream: f.facts?.stream ?? false,
-    request_bytes: f.raw.length,
-    status: f.status,
-    ttfb_ms: f.ttfb === undefined ? undefined : Math.round(f.ttfb * 100) / 100,
-    total_ms: Math.round((performance.now() - f.started) * 100) / 100,
-    usage: f.usage,
-    folded_system_messages: f.notes?.foldedSystemMessages ?? 0,
-    rewrites: [...describeRewrites(f.notes), ...f.extra],
-    original_error: f.original,
-    error: f.error,
-  };
-  spec.log.write(entry);
-  spec.onRequest?.(entry);
 }

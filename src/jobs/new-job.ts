@@ -1,0 +1,68 @@
+/**
+ * The two questions a new job asks before it is queued: which session, model
+ * and tree a resume_job continues, and what its first record says.
+ */
+import { BadArgumentError } from '../errors.js';
+import { checkJobId } from './job-id.js';
+import type { JobRecord } from './job-record.js';
+import type { JobStore } from './job-store.js';
+import type { JobSettings, RunRequest } from './run-request.js';
+
+export interface ResumeTarget {
+  /** The request with the earlier job's model, endpoint and tree filled in. */
+  readonly effective: RunRequest;
+  readonly resumeSession: string | undefined;
+}
+
+/** For `resume_job`: the same session, same model, same tree (Claude Code finds its transcript by cwd). */
+export async function resumeTarget(store: JobStore, request: RunRequest, busy: (id: string) => boolean): Promise<ResumeTarget> {
+  if (request.resumeJob === undefined) return { effective: request, resumeSession: undefined };
+  const previous = await store.load(checkJobId(request.resumeJob, 'resume_job'));
+  if (!previous.session_id) {
+    throw new BadArgumentError('resume_job', `job ${previous.id} has no Claude Code session to resume (it never started one)`);
+  }
+  if (busy(previous.id)) {
+    throw new BadArgumentError('resume_job', `job ${previous.id} is still ${previous.status}; wait for it or cancel it first`);
+  }
+  return {
+    effective: { ...request, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' },
+    resumeSession: previous.session_id,
+  };
+}
+
+export interface NewJob {
+  readonly id: string;
+  readonly task: string;
+  readonly requestedModel: string | undefined;
+  readonly settings: JobSettings;
+  readonly resumedFrom: string | undefined;
+  readonly sessionId: string | undefined;
+}
+
+/** The record of a job that has not started: owned by this process, waiting for a slot. */
+export function newQueuedRecord(job: NewJob): JobRecord {
+  const { settings } = job;
+  return {
+    id: job.id,
+    status: 'queued',
+    created_at: new Date().toISOString(),
+    task_preview: job.task.slice(0, 200),
+    model: { requested: job.requestedModel },
+    cwd: settings.cwd,
+    isolation: settings.isolation,
+    permission_mode: settings.permissionMode,
+    max_turns: settings.maxTurns,
+    timeout_s: settings.timeoutS,
+    allowed_tools: [...settings.allowedTools],
+    disallowed_tools: [...settings.disallowedTools],
+    resumed_from: job.resumedFrom,
+    session_id: job.sessionId,
+    num_turns: 0,
+    tool_calls: 0,
+    files_touched: [],
+    usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
+    requests: 0,
+    warnings: [],
+    owner_pid: process.pid,
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The requests.jsonl line of one request through the shim: what the body was,
+ * what the shim rewrote, what came back and how long it took. Built from facts
+ * the forwarder gathers; never from headers, so no credential can reach it.
+ */
+import type { BodyView } from './json-body.js';
+import type { NormaliseNotes } from './normalise.js';
+import type { RequestLogEntry, Usage } from './request-log.js';
+import type { RouteSpec } from './routes.js';
+import type { UsageResult } from './usage.js';
+
+export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
+  if (notes === undefined) return [];
+  const out: string[] = [];
+  if (notes.foldedSystemMessages > 0) out.push(`folded ${notes.foldedSystemMessages} system message(s) in place`);
+  if (notes.billingHashNeutralised) out.push('neutralised billing-header cch');
+  if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
+  if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
+  if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
+  return out;
+}
+
+/**
+ * What is wrong with a 200 answer to /v1/messages, for requests.jsonl. Claude
+ * Code copes with each (measured: it retries an unfinished stream, and answers
+ * a non-stream or unparseable one with a non-streaming resend), so the bytes
+ * pass unchanged; the log says why the next request came.
+ */
+export function answerProblem(wantedStream: boolean, contentType: string, usage: UsageResult | undefined, bodyIsJson: boolean): string | undefined {
+  const isSse = contentType.includes('text/event-stream');
+  if (wantedStream && !isSse) return `the backend answered a streaming request with ${contentType || 'no content type'}, not an event stream`;
+  if (!isSse && !bodyIsJson) return 'the backend answered 200 with a body that is not JSON';
+  if (isSse && usage?.stop_reason === undefined && usage?.error === undefined) return 'the stream ended before the answer was complete (no stop_reason)';
+  return undefined;
+}
+
+/** What requests.jsonl says about a request body, read from its view (tools counted, not parsed). */
+export interface RequestFacts {
+  readonly model: string | undefined;
+  readonly messages: number | undefined;
+  readonly tools: number | undefined;
+  readonly stream: boolean;
+}
+
+export function requestFacts(view: BodyView): RequestFacts {
+  const { model, messages, stream } = view.fields;
+  return {
+    model: typeof model === 'string' ? model : undefined,
+    messages: Array.isArray(messages) ? messages.length : undefined,
+    tools: view.toolCount,
+    stream: stream === true,
+  };
+}
+
+export interface LogFacts {
+  t: string;
+  method: string;
+  pathname: string;
+  facts: RequestFacts | undefined;
+  raw: Buffer;
+  status: number;
+  started: number;
+  ttfb: number | undefined;
+  usage: Usage | undefined;
+  notes: NormaliseNotes | undefined;
+  extra: string[];
+  original?: string;
+  error?: string | undefined;
+}
+
+export function writeLog(spec: RouteSpec, f: LogFacts): void {
+  const entry: RequestLogEntry = {
+    t: f.t,
+    path: f.pathname,
+    method: f.method,
+    model: f.facts?.model,
+    messages: f.facts?.messages,
+    tools: f.facts?.tools,
+    stream: f.facts?.stream ?? false,
+    request_bytes: f.raw.length,
+    status: f.status,
+    ttfb_ms: f.ttfb === undefined ? undefined : Math.round(f.ttfb * 100) / 100,
+    total_ms: Math.round((performance.now() - f.started) * 100) / 100,
+    usage: f.usage,
+    folded_system_messages: f.notes?.foldedSystemMessages ?? 0,
+    rewrites: [...describeRewrites(f.notes), ...f.extra],
+    original_error: f.original,
+    error: f.error,
+  };
+  spec.log.write(entry);
+  spec.onRequest?.(entry);
+}
