@@ -17,7 +17,7 @@ import type { JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
 import { newProgress, observe } from './session-observer.js';
-import { buildSessionEnv } from './session-env.js';
+import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
 /** Why we stopped a session ourselves: cancel_job, timeout_s, or the server shutting down. */
@@ -135,6 +135,12 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   timer.unref();
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
+  const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv });
+  const envWarning = compactionWarning(sessionEnv);
+  if (envWarning !== undefined) {
+    update({ warnings: [...job.record.warnings, envWarning] });
+    line(`warning: ${envWarning}`);
+  }
   let sessionError: unknown;
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
@@ -142,7 +148,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,
-      env: buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv }),
+      env: sessionEnv,
       permissionMode: job.settings.permissionMode,
       allowedTools: job.settings.allowedTools,
       disallowedTools: job.settings.disallowedTools,

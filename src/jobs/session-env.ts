@@ -67,3 +67,20 @@ export function buildSessionEnv(input: SessionEnvInput): Record<string, string> 
   }
   return { ...env, ...input.endpointEnv };
 }
+
+/**
+ * A warning when the session's final env (after the endpoint's own `env`) would
+ * make Claude Code compact constantly: its threshold below a quarter of the
+ * window (e.g. CLAUDE_CODE_MAX_OUTPUT_TOKENS=32000 with a 32k window gives −232).
+ */
+export function compactionWarning(env: Readonly<Record<string, string>>): string | undefined {
+  const window = Number(env.CLAUDE_CODE_MAX_CONTEXT_TOKENS);
+  const output = Number(env.CLAUDE_CODE_MAX_OUTPUT_TOKENS);
+  if (!Number.isFinite(window) || !Number.isFinite(output) || window <= 0 || output <= 0) return undefined;
+  const threshold = compactThreshold(window, output);
+  if (threshold >= window / 4) return undefined;
+  return (
+    `CLAUDE_CODE_MAX_OUTPUT_TOKENS=${output} with a ${window}-token window puts Claude Code's auto-compact threshold at ${threshold} tokens: ` +
+    `expect "Autocompact is thrashing". Remove it from the endpoint's env (localagents picks ${maxOutputTokensFor(window)}) or lower it.`
+  );
+}

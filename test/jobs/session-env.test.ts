@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSessionEnv, compactThreshold, maxOutputTokensFor } from '../../src/jobs/session-env.js';
+import { buildSessionEnv, compactThreshold, compactionWarning, maxOutputTokensFor } from '../../src/jobs/session-env.js';
 
 describe('maxOutputTokensFor', () => {
   it.each([
@@ -66,5 +66,18 @@ describe('buildSessionEnv', () => {
     const env = buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: 65_536, endpointEnv: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '4096', ENABLE_TOOL_SEARCH: 'false' }, parentEnv: {} });
     expect(env.CLAUDE_CODE_MAX_OUTPUT_TOKENS).toBe('4096');
     expect(env.ENABLE_TOOL_SEARCH).toBe('false');
+  });
+});
+
+describe('compactionWarning', () => {
+  it('warns when the endpoint env makes Claude Code thrash, and stays quiet for localagents\' own choice', () => {
+    const ours = buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: 32_768, endpointEnv: undefined, parentEnv: {} });
+    expect(compactionWarning(ours)).toBeUndefined();
+    const theirs = buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: 32_768, endpointEnv: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '32000' }, parentEnv: {} });
+    expect(compactionWarning(theirs)).toBe(
+      'CLAUDE_CODE_MAX_OUTPUT_TOKENS=32000 with a 32768-token window puts Claude Code\'s auto-compact threshold at -232 tokens: ' +
+        'expect "Autocompact is thrashing". Remove it from the endpoint\'s env (localagents picks 8192) or lower it.',
+    );
+    expect(compactionWarning(buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: undefined, endpointEnv: undefined, parentEnv: {} }))).toBeUndefined();
   });
 });
