@@ -3,7 +3,7 @@
  * Edges validate input, call one of these and format the result.
  */
 import { createProber, type Prober } from './backends/probe.js';
-import { loadConfig } from './config/load.js';
+import { createConfigLoader } from './config/cached-loader.js';
 import type { Config, EndpointConfig, ModelEntry } from './config/schema.js';
 import { upsertSidecarEntry } from './config/sidecar.js';
 import { BadArgumentError } from './errors.js';
@@ -43,7 +43,7 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const stateDir = options.stateDir ?? stateDirFrom(options.env);
-  const load = options.loadConfig ?? ((): Promise<Config> => loadConfig({ configPath: options.configPath, cwd: options.cwd, env: options.env }));
+  const load = options.loadConfig ?? createConfigLoader({ configPath: options.configPath, cwd: options.cwd, env: options.env });
   const prober = createProber();
   const shim = createShimServer(options.log);
   const store = createJobStore(stateDir);
