@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { BIN } from '../e2e/harness.js';
+import { until } from '../helpers/processes.js';
 
 export interface CliResult {
   readonly code: number | null;
@@ -67,12 +68,9 @@ export function runCliInPty(args: readonly string[], steps: readonly PtyStep[], 
   return collect('python3', [helper, JSON.stringify(steps), String(options.columns ?? 100), '--', process.execPath, BIN, ...args], options).result;
 }
 
+/** `until`, but a timeout is an error that says what was awaited. */
 export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 60_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (!(await until(check, timeoutMs, 100))) throw new Error(`timed out waiting for ${what}`);
 }
 
 /** The job id a `run` printed in its first line. */

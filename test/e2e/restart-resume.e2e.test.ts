@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, writeConfig, type E2EDirs } from './harness.js';
+import { until } from '../helpers/processes.js';
 
 describe('server killed mid-job', () => {
   let dirs: E2EDirs;
@@ -35,11 +36,8 @@ describe('server killed mid-job', () => {
     const started = ok(await first.call('run_agent', { task: 'Write part1.txt, then wait.' }));
     const jobId = String(started.id);
     const recordPath = join(dirs.state, 'jobs', jobId, 'job.json');
-    for (let i = 0; i < 200; i++) {
-      const rec = JSON.parse(readFileSync(recordPath, 'utf8')) as { tool_calls: number; session_id?: string };
-      if (rec.tool_calls >= 1 && rec.session_id && sim.stats.inFlight > 0) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const read = (): { tool_calls: number; session_id?: string } => JSON.parse(readFileSync(recordPath, 'utf8')) as { tool_calls: number; session_id?: string };
+    expect(await until(() => read().tool_calls >= 1 && read().session_id !== undefined && sim.stats.inFlight > 0, 20_000, 100)).toBe(true);
     const pid = first.transport.pid;
     expect(pid).toBeTypeOf('number');
     process.kill(pid!, 'SIGKILL');

@@ -10,7 +10,7 @@ import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { gitOut } from '../helpers/git-repo.js';
 import { toolError } from '../helpers/tool-error.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from './harness.js';
-import { processAlive } from '../helpers/processes.js';
+import { processAlive, until } from '../helpers/processes.js';
 
 const WRITE_BASH_ANSWER = (file: string): Script => [
   { text: 'I will create the file.', toolUse: { name: 'Write', input: { file_path: file, content: 'hello world\n' } } },
@@ -93,7 +93,7 @@ describe('run_agent end to end', () => {
     sim.setScript([{ text: 'never', delayMs: 120_000 }]);
     const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
     // Wait until the session is talking to the backend.
-    for (let i = 0; i < 100 && !sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await until(() => sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined), 10_000, 100)).toBe(true);
     const status = ok(await mcp.call('job_status', { job_id: started.id }));
     const pid = (JSON.parse(readFileSync(join(dirs.state, 'jobs', String(started.id), 'job.json'), 'utf8')) as { claude_pid: number }).claude_pid;
     expect(status.status).toBe('running');

@@ -4,8 +4,8 @@
  * "shape" of JSON (keys in order + value types), and small HTTP helpers.
  */
 import { readFileSync } from 'node:fs';
-import { expect } from 'vitest';
-import { fixturePath } from '../sim/index.js';
+import { afterEach, expect } from 'vitest';
+import { fixturePath, startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 
 export interface HttpCapture {
   readonly status: number;
@@ -125,4 +125,20 @@ export function usageOf(reply: unknown): Record<string, number> {
     for (const [k, v] of Object.entries(reply.usage)) if (typeof v === 'number') out[k] = v;
   }
   return out;
+}
+
+/**
+ * A starter for one simulator per test, closed after each test. `defaults`
+ * are merged under each call's options.
+ */
+export function simulatorPerTest(defaults: SimulatorOptions): (opts?: Partial<SimulatorOptions>) => Promise<Simulator> {
+  let sim: Simulator | undefined;
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+  });
+  return async (opts = {}) => {
+    sim = await startSimulator({ ...defaults, ...opts });
+    return sim;
+  };
 }

@@ -3,19 +3,11 @@
  * loading phase against the captured real responses in fixtures/llama-server.
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
-import { fixturePath, startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
-import { readHttpFixture, readJsonFixture, request, shapeOf, simpleBody } from './fixture-io.js';
+import { describe, expect, it } from 'vitest';
+import { fixturePath } from '../sim/index.js';
+import { readHttpFixture, readJsonFixture, request, shapeOf, simpleBody, simulatorPerTest } from './fixture-io.js';
 
-let sim: Simulator | undefined;
-async function start(opts: Partial<SimulatorOptions> = {}): Promise<Simulator> {
-  sim = await startSimulator({ flavor: 'llama.cpp', ...opts });
-  return sim;
-}
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const start = simulatorPerTest({ flavor: 'llama.cpp' });
 
 const TWO_SLOTS = { slots: 2, context: 4096 } as const;
 

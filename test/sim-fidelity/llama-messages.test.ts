@@ -2,19 +2,11 @@
  * Fidelity of the simulated llama-server's /v1/messages: body and event shapes
  * against the captures, error bodies, prompt-cache accounting and slot queueing.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
-import { anyNumber, collapseRuns, usageOf, eventSignature, matching, parseSse, readHttpFixture, request, shapeOf, simpleBody, type SseRecord } from './fixture-io.js';
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../sim/index.js';
+import { anyNumber, collapseRuns, usageOf, eventSignature, matching, parseSse, readHttpFixture, request, shapeOf, simpleBody, type SseRecord, simulatorPerTest } from './fixture-io.js';
 
-let sim: Simulator | undefined;
-async function start(opts: Partial<SimulatorOptions> = {}): Promise<Simulator> {
-  sim = await startSimulator({ flavor: 'llama.cpp', ...opts });
-  return sim;
-}
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const start = simulatorPerTest({ flavor: 'llama.cpp' });
 
 /** One shape per event kind (first occurrence), for comparing with a capture. */
 function shapesByKind(events: readonly SseRecord[]): Map<string, unknown> {

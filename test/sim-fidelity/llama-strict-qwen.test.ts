@@ -4,19 +4,10 @@
  * servers fail; the same request with that message folded into the user turn
  * passes.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
-import { claudeCodeRequest, containing, parseSse, readHttpFixture, request, simpleBody } from './fixture-io.js';
+import { describe, expect, it } from 'vitest';
+import { claudeCodeRequest, containing, parseSse, readHttpFixture, request, simpleBody, simulatorPerTest } from './fixture-io.js';
 
-let sim: Simulator | undefined;
-async function start(opts: Partial<SimulatorOptions> = {}): Promise<Simulator> {
-  sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, ...opts });
-  return sim;
-}
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const start = simulatorPerTest({ flavor: 'llama.cpp', strictQwen: true });
 
 /** Moves every role:"system" message into the preceding user message as <system-reminder> text blocks. */
 function foldSystemIntoUser(body: Record<string, unknown>): Record<string, unknown> {

@@ -3,19 +3,12 @@
  * assistant turns, compaction requests, script functions, HTTP error turns,
  * cut sockets, hangs, mid-stream error events, and a server that goes down.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { COMPACTION_MARKER, startSimulator, type ParsedRequest, type ScriptContext, type SimFlavor, type Simulator, type SimulatorOptions } from '../sim/index.js';
-import { anyNumber, claudeCodeRequest, parseSse, request, simpleBody } from './fixture-io.js';
+import { describe, expect, it } from 'vitest';
+import { COMPACTION_MARKER, type ParsedRequest, type ScriptContext, type SimFlavor, type Simulator, type SimulatorOptions } from '../sim/index.js';
+import { anyNumber, claudeCodeRequest, parseSse, request, simpleBody, simulatorPerTest } from './fixture-io.js';
 
-let sim: Simulator | undefined;
-async function start(flavor: SimFlavor, opts: Partial<SimulatorOptions> = {}): Promise<Simulator> {
-  sim = await startSimulator({ flavor, ...opts });
-  return sim;
-}
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const startAny = simulatorPerTest({ flavor: 'llama.cpp' });
+const start = (flavor: SimFlavor, opts: Partial<SimulatorOptions> = {}): Promise<Simulator> => startAny({ ...opts, flavor });
 
 const body = (flavor: SimFlavor, extra: Record<string, unknown> = {}): Record<string, unknown> =>
   simpleBody({ ...(flavor === 'vllm' ? { model: 'qwen3.8-27b' } : {}), ...extra });

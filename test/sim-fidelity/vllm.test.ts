@@ -3,19 +3,11 @@
  * bodies and statuses (§7.4), Bearer-only auth, not listening while loading,
  * inline system handling, scheduling and metrics.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
-import { anyNumber, anyString, claudeCodeRequest, collapseRuns, containing, eventSignature, matching, objectContaining, parseSse, request, simpleBody, usageOf } from './fixture-io.js';
+import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../sim/index.js';
+import { anyNumber, anyString, claudeCodeRequest, collapseRuns, containing, eventSignature, matching, objectContaining, parseSse, request, simpleBody, usageOf, simulatorPerTest } from './fixture-io.js';
 
-let sim: Simulator | undefined;
-async function start(opts: Partial<SimulatorOptions> = {}): Promise<Simulator> {
-  sim = await startSimulator({ flavor: 'vllm', ...opts });
-  return sim;
-}
-afterEach(async () => {
-  await sim?.close();
-  sim = undefined;
-});
+const start = simulatorPerTest({ flavor: 'vllm' });
 
 const body = (extra: Record<string, unknown> = {}): Record<string, unknown> => simpleBody({ model: 'qwen3.8-27b', ...extra });
 
