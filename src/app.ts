@@ -78,10 +78,9 @@ export function createApp(options: AppOptions): App {
       const config = await load();
       const written = await upsertSidecarEntry(config.sidecarPath, 'endpoints', name, entry);
       const merged = await load();
-      const endpoint = merged.endpoints.find((e) => e.name === name);
-      const probe = endpoint
-        ? await prober.probeEndpoint(endpoint, merged.defaults.probe_timeout_s)
-        : await prober.probeEndpoint({ name, ...written }, merged.defaults.probe_timeout_s);
+      // The sidecar wins the merge, so the entry is there, with its api_key_env resolved.
+      const endpoint = merged.endpoints.find((e) => e.name === name) ?? { name, ...written };
+      const probe = await prober.probeEndpoint(endpoint, merged.defaults.probe_timeout_s);
       void jobs.pump(); // a new endpoint may be what a queued job waits for
       return { sidecar: config.sidecarPath, entry: written, probe };
     },

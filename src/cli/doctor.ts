@@ -5,13 +5,10 @@
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { bundledClaudePath, claudeVersion } from '../jobs/claude-binary.js';
+import type { Stage } from '../selftest/self-test.js';
 
-export interface Check {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
-  readonly fixes: readonly string[];
-}
+/** One line of the report: the same shape as a self-test stage, so both print alike. */
+export type Check = Stage;
 
 export async function runDoctor(app: App, env: Readonly<Record<string, string | undefined>>): Promise<Check[]> {
   const checks: Check[] = [];

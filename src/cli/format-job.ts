@@ -5,7 +5,7 @@
 import type { JobRecord } from '../jobs/job-record.js';
 import { FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
-import { elapsedSeconds } from '../mcp/job-view.js';
+import { elapsedSeconds } from '../jobs/job-record.js';
 
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${seconds.toFixed(1)} s`;

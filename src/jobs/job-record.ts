@@ -89,3 +89,10 @@ export const jobRecordSchema = z.object({
 });
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;
+
+/** Seconds from start (or creation, while queued) to the end, or to `now` while it runs. */
+export function elapsedSeconds(record: JobRecord, now: Date = new Date()): number {
+  const start = Date.parse(record.started_at ?? record.created_at);
+  const end = record.finished_at ? Date.parse(record.finished_at) : now.getTime();
+  return Math.max(0, Math.round((end - start) / 100) / 10);
+}

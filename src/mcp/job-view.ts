@@ -3,13 +3,7 @@
  * time and a one-paragraph summary of what to do next.
  */
 import type { JobRecord } from '../jobs/job-record.js';
-import { FINISHED } from '../jobs/job-record.js';
-
-export function elapsedSeconds(record: JobRecord, now: Date = new Date()): number {
-  const start = Date.parse(record.started_at ?? record.created_at);
-  const end = record.finished_at ? Date.parse(record.finished_at) : now.getTime();
-  return Math.max(0, Math.round((end - start) / 100) / 10);
-}
+import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 
 export function jobView(record: JobRecord): Record<string, unknown> {
   return { ...record, elapsed_s: elapsedSeconds(record) };

@@ -4,7 +4,7 @@
  * the last activity. Pure: the display decides when and where to draw them.
  */
 import type { JobRecord } from '../../jobs/job-record.js';
-import { elapsedSeconds } from '../../mcp/job-view.js';
+import { elapsedSeconds } from '../../jobs/job-record.js';
 import { formatCount, formatDuration, modelLabel } from '../format-job.js';
 import type { RequestStats, RequestTotals } from './request-stats.js';
 

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
-import { elapsedSeconds } from '../job-view.js';
+import { elapsedSeconds } from '../../jobs/job-record.js';
 import { jobListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
 
