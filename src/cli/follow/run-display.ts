@@ -3,8 +3,8 @@
  * area on a terminal, one plain line per event on a pipe, or nothing but the
  * start line (--no-follow, --json). All write through the Terminal.
  */
-import type { JobRecord, JobStatus } from '../../jobs/job-record.js';
-import { inFlightLine } from '../../jobs/in-flight-line.js';
+import type { JobStatus } from '../../jobs/job-record.js';
+import { createInFlightNotes } from './in-flight-notes.js';
 import type { Terminal } from '../output.js';
 import type { JobSnapshot } from './job-watch.js';
 import { createStatusArea, fitLine, HIDE_CURSOR, SHOW_CURSOR } from './status-area.js';
@@ -47,23 +47,14 @@ export function ttyDisplay(term: Terminal, now: () => Date = () => new Date()): 
   };
 }
 
-/** What a plain (piped) display reports of the open requests: a line when a request changes phase. */
-function phaseKeys(record: JobRecord): Set<string> {
-  return new Set((record.in_flight ?? []).map((r) => `${r.request} ${r.phase}`));
-}
-
 export function plainDisplay(term: Terminal): RunDisplay {
   let status: JobStatus | undefined;
   let position: number | undefined;
-  let phases = new Set<string>();
+  const notes = createInFlightNotes();
   return {
     update({ record, lines }) {
       for (const line of lines) term.write(`${line}\n`);
-      const now = phaseKeys(record);
-      for (const request of record.in_flight ?? []) {
-        if (!phases.has(`${request.request} ${request.phase}`)) term.write(`${new Date().toISOString().slice(11, 19)} ${inFlightLine(request)}\n`);
-      }
-      phases = now;
+      for (const line of notes.lines(record)) term.write(`${line}\n`);
       if (record.status !== status || record.queue?.position !== position) {
         status = record.status;
         position = record.queue?.position;
