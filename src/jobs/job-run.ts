@@ -44,8 +44,8 @@ const MAX_ERROR_CHARS = 300;
 function backendError(entry: RequestLogEntry): BackendErrorEvent | undefined {
   if (entry.status === 0 || (entry.status < 400 && entry.error === undefined)) return undefined;
   const message = (entry.original_error ?? entry.error ?? '').slice(0, MAX_ERROR_CHARS);
-  const explanation = explainBackendError({ status: entry.status, text: `${entry.original_error ?? ''}\n${entry.error ?? ''}`, source: entry.error_source, path: entry.path });
-  return { at: entry.t, request: entry.request, status: entry.status, source: entry.error_source, message, explanation: { ...explanation, causes: [...explanation.causes], try: [...explanation.try] } };
+  const explanation = explainBackendError({ status: entry.backend_status ?? entry.status, text: `${entry.original_error ?? ''}\n${entry.error ?? ''}`, source: entry.error_source, path: entry.path });
+  return { at: entry.t, request: entry.request, status: entry.backend_status ?? entry.status, source: entry.error_source, message, explanation: { ...explanation, causes: [...explanation.causes], try: [...explanation.try] } };
 }
 
 const SOURCE_WORDS: Readonly<Record<string, string>> = {

@@ -209,6 +209,7 @@ export async function forwardRequest(
       original: translated.original.slice(0, 300),
       error: translated.body.error.message,
       errorSource: 'http',
+      backendStatus: status,
       request,
     });
     return;

@@ -67,6 +67,7 @@ export interface LogFacts {
   original?: string | undefined;
   error?: string | undefined;
   errorSource?: ErrorSource | undefined;
+  backendStatus?: number | undefined;
   /** The /v1/messages request's number within the route. */
   request?: number | undefined;
 }
@@ -91,6 +92,7 @@ export function writeLog(spec: RouteSpec, f: LogFacts): void {
     original_error: f.original,
     error: f.error,
     error_source: f.error === undefined ? undefined : f.errorSource,
+    backend_status: f.backendStatus !== undefined && f.backendStatus !== f.status ? f.backendStatus : undefined,
   };
   spec.log.write(entry);
   spec.onRequest?.(entry);

@@ -39,6 +39,8 @@ export interface RequestLogEntry {
   readonly error?: string | undefined;
   /** http: an error status; stream: an error event inside a 200 stream; cut: the stream broke off; connect: no answer; answer: a malformed 200. */
   readonly error_source?: ErrorSource | undefined;
+  /** The backend's own status when the shim answered with another (503 Loading model → 529). */
+  readonly backend_status?: number | undefined;
 }
 
 export interface RequestLog {
