@@ -117,7 +117,8 @@ export async function forwardRequest(
   const isCount = method === 'POST' && pathname === '/v1/messages/count_tokens';
   const raw = await readBody(req);
   const request = isMessages ? ++route.messagesOpened : undefined;
-  const progress = request === undefined ? undefined : createRequestProgress({ request, backend: spec.endpoint.backend, requestBytes: raw.length });
+  // Only when someone watches (a job): the observer decodes every SSE data line.
+  const progress = request === undefined || spec.onRequestStart === undefined ? undefined : createRequestProgress({ request, backend: spec.endpoint.backend, requestBytes: raw.length });
   if (progress !== undefined) {
     spec.onRequestStart?.(progress);
     res.on('close', () => progress.end()); // also when the forwarder throws: the live view never keeps a dead request
