@@ -23,8 +23,8 @@ describe('job store', () => {
       ids.push(id);
       await store.create(record(id, 'succeeded'), `task ${i}`);
     }
-    expect((await store.list()).map((r) => r.id)).toEqual(ids);
-    expect((await store.list(3)).map((r) => r.id)).toEqual(ids.slice(-3));
+    expect((await store.list()).records.map((r) => r.id)).toEqual(ids);
+    expect((await store.list(3)).records.map((r) => r.id)).toEqual(ids.slice(-3));
   });
 
   it('keeps folders 0700 and files 0600', async () => {
@@ -47,6 +47,6 @@ describe('job store', () => {
     writeFileSync(paths.record, '{"id": trunc');
     await expect(store.load(broken)).rejects.toThrow(`job record ${paths.record} is damaged`);
     // A damaged record does not hide the others.
-    expect((await store.list()).map((r) => r.id)).toEqual([dead]);
+    expect((await store.list()).records.map((r) => r.id)).toEqual([dead]);
   });
 });
