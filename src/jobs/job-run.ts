@@ -214,7 +214,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   const warnings = [...job.record.warnings];
   if (job.worktree) {
     try {
-      worktree = await finishWorktree(job.worktree);
+      worktree = await finishWorktree(job.worktree, job.settings.worktreeCaches);
     } catch (err) {
       warnings.push(`could not inspect the worktree ${job.worktree.path} (kept as is): ${errorMessage(err)}`);
     }
