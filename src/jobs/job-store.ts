@@ -6,9 +6,9 @@
 import { mkdir, readdir, readFile, rename, writeFile, chmod, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { isErrno } from '../config/locate.js';
+import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { checkJobId } from './job-id.js';
 import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
 
@@ -95,7 +95,8 @@ export function createJobStore(stateDir: string): JobStore {
   const save = async (record: JobRecord): Promise<void> => {
     const target = paths(record.id).record;
     // Write then rename: a reader (another server, the dashboard) never sees half a record.
-    const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    // Named after its owner: one left by a server SIGKILLed mid-write is swept once that server is known dead.
+    const temp = ownedFileName(target, 'tmp');
     const write = async (): Promise<void> => {
       await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
       await rename(temp, target);
@@ -130,6 +131,7 @@ export function createJobStore(stateDir: string): JobStore {
     };
     try {
       await save(interrupted);
+      await removeDeadOwnersFiles(paths(record.id).record, ['tmp']);
     } catch {
       // Read-only state: still report it interrupted, which is the truth.
     }

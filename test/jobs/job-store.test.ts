@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,7 +42,11 @@ describe('job store', () => {
     const dead = newJobId();
     // pid 2^22+1 is above Linux's pid_max default: no such process.
     await store.create({ ...record(dead, 'running', 4_194_305), session_id: 's-1' }, 'task');
+    // What a server SIGKILLed mid-save leaves: a temp record named after it, swept once it is known dead.
+    const litter = `${store.paths(dead).record}.4194305@123.0b1e8d5c-3f0a-4c39-9a55-6c8f1e2d7a90.tmp`;
+    writeFileSync(litter, '{"id":');
     expect(await store.load(dead)).toMatchObject({ status: 'interrupted', error: expect.stringContaining(`resume_job="${dead}"`) as unknown });
+    expect(existsSync(litter)).toBe(false);
     const broken = newJobId(new Date(Date.now() + 1000));
     const paths = await store.create(record(broken, 'running'), 'task');
     writeFileSync(paths.record, '{"id": trunc');

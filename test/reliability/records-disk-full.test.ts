@@ -24,7 +24,7 @@ function mountTmpfs(dir: string, size: string): void {
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
   } catch (err) {
-    throw new Error(`this test mounts a small tmpfs to get a real ENOSPC/EROFS and needs root: ${String(err)}`);
+    throw new Error(`this test mounts a small tmpfs to get a real ENOSPC/EROFS and needs root: ${String(err)}`, { cause: err });
   }
 }
 
