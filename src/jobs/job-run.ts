@@ -10,6 +10,7 @@ import { metricsDelta, snapshotMetrics } from '../backends/metrics-delta.js';
 import type { Endpoint } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { createRequestLog } from '../shim/request-log.js';
 import type { Shim } from '../shim/routes.js';
 import { runClaudeSession } from './claude-session.js';
@@ -91,7 +92,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     saveTimer ??= setTimeout(() => void flush(), 200);
   };
   const line = (text: string): void => {
-    transcript.write(`${text}\n`);
+    transcript.write(`${redactSecrets(text)}\n`);
   };
   const syncProgress = (): void => {
     update({
@@ -170,7 +171,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
         }
       },
       onMessage: (message: SDKMessage) => {
-        events.write(`${JSON.stringify(message)}\n`);
+        events.write(`${redactSecrets(JSON.stringify(message))}\n`);
         for (const l of observe(progress, message)) line(l);
         syncProgress();
         scheduleSave();

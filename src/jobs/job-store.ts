@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
+import { redactDeep } from '../secrets/redact.js';
 import { checkJobId } from './job-id.js';
 import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
 
@@ -76,7 +77,7 @@ export function createJobStore(stateDir: string): JobStore {
     // Write then rename: a reader (another server, the dashboard) never sees half a record.
     const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      await writeFile(temp, `${JSON.stringify(redactDeep(record), null, 2)}\n`, { mode: 0o600 });
       await rename(temp, target);
       remember(record);
     } catch (err) {
