@@ -10,11 +10,7 @@ import { connect as netConnect } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatBytes } from '../../src/backends/answer-body.js';
-import { MAX_PROBE_BODY } from '../../src/backends/http-get.js';
-import { MAX_COMPLETE_ANSWER } from '../../src/jobs/local-complete.js';
 import { silentLogger } from '../../src/log.js';
-import { MAX_REQUEST_BODY } from '../../src/shim/forward.js';
 import { nullRequestLog } from '../../src/shim/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { connect, makeDirs, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
@@ -33,6 +29,13 @@ function endlessAnswer(res: ServerResponse, contentType: string, head: string, p
   }, 20);
   res.on('close', () => clearInterval(timer));
 }
+
+/** The documented limits (SECURITY.md). */
+const MiB = 1 << 20;
+const MAX_PROBE_BODY = 4 * MiB;
+const MAX_COMPLETE_ANSWER = 16 * MiB;
+const MAX_REQUEST_BODY = 32 * MiB;
+const formatBytes = (n: number): string => `${n / MiB} MiB`;
 
 const MODELS = { object: 'list', data: [{ id: 'qwen-test', meta: { n_ctx: 131072 } }] };
 
@@ -54,8 +57,8 @@ describe('probes and local_complete read bounded answers (the built binary over 
 
   const reasonOf = async (): Promise<string> => {
     const result = await server.call('list_models', {});
-    const endpoints = (result.structuredContent as { endpoints: Array<{ name: string; reason: string }> }).endpoints;
-    return endpoints.find((e) => e.name === 'evil')?.reason ?? JSON.stringify(result);
+    const endpoints = (result.structuredContent as { endpoints: Array<{ endpoint: string; reason: string }> }).endpoints;
+    return endpoints.find((e) => e.endpoint === 'evil')?.reason ?? 'no endpoint evil in the listing';
   };
 
   it('an endless /v1/models is cut at the probe limit, named as such, and read no further', async () => {
