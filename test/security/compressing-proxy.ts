@@ -25,7 +25,7 @@ export interface CompressingProxy {
  * a zstd decoder without a zstd encoder, which Node 20 lacks.
  */
 export function zstdStored(data: Buffer): Buffer {
-  const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.from([0x00, 10 << 3])]; // magic; no content size, 1 MiB window
+  const parts: Buffer[] = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.from([0x00, 10 << 3])]; // magic; no content size, 1 MiB window
   const max = 128 * 1024;
   for (let at = 0; at === 0 || at < data.length; at += max) {
     const block = data.subarray(at, at + max);
