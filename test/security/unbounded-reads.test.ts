@@ -16,7 +16,7 @@ import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { connect, makeDirs, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
 import { json, startHostileServer, type HostileServer } from './hostile-server.js';
 
-/** Streams `head` then `piece` over and over, paced (~50 MB/s) so even an unbounded reader ends; counts what went out. */
+/** Streams `head` then `piece` over and over, paced (~50 MB/s) and as fast as the reader takes it, so even an unbounded reader ends; counts what went out. */
 function endlessAnswer(res: ServerResponse, contentType: string, head: string, piece: string, sent: { bytes: number }): void {
   res.writeHead(200, { 'content-type': contentType });
   res.write(head);
@@ -24,6 +24,7 @@ function endlessAnswer(res: ServerResponse, contentType: string, head: string, p
   const timer = setInterval(() => {
     // Stop at 512 MiB: an old, unbounded reader would otherwise take the test machine with it.
     if (res.destroyed || sent.bytes > 512 * (1 << 20)) return clearInterval(timer);
+    if (res.writableNeedDrain) return; // count only what the reader took, not what piles up here
     sent.bytes += chunk.length;
     res.write(chunk);
   }, 20);
