@@ -10,6 +10,7 @@ import { metricsDelta, snapshotMetrics } from '../backends/metrics-delta.js';
 import type { Endpoint } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { createRequestLog, type RequestLogEntry } from '../shim/request-log.js';
 import { explainBackendError, explanationText } from '../shim/translate/error-catalogue.js';
 import type { Shim } from '../shim/routes.js';
@@ -124,7 +125,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     saveTimer ??= setTimeout(() => void flush(), 200);
   };
   const line = (text: string): void => {
-    transcript.write(`${text}\n`);
+    transcript.write(`${redactSecrets(text)}\n`);
   };
   /** The record's in_flight from the open requests, and a transcript line for each new flag. */
   const refreshLive = (): void => {
@@ -227,7 +228,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
         }
       },
       onMessage: (message: SDKMessage) => {
-        events.write(`${JSON.stringify(message)}\n`);
+        events.write(`${redactSecrets(JSON.stringify(message))}\n`);
         for (const l of observe(progress, message)) line(l);
         syncProgress();
         scheduleSave();

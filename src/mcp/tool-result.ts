@@ -10,6 +10,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, isLocalAgentsError, type ErrorCode } from '../errors.js';
+import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export const ERROR_META_KEY = 'localagents/error';
 
@@ -21,7 +22,8 @@ export interface ToolErrorMeta {
 }
 
 export function okResult(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: structured };
+  // What a tool answers goes into the calling model's context: no key may ride along.
+  return { content: [{ type: 'text', text: redactSecrets(text) }], structuredContent: redactDeep(structured) };
 }
 
 export function errorResult(err: unknown): CallToolResult {
@@ -32,7 +34,7 @@ export function errorResult(err: unknown): CallToolResult {
   if (meta.hint) lines.push(`hint: ${meta.hint}`);
   const details = Object.fromEntries(Object.entries(meta).filter(([k, v]) => !['code', 'message', 'hint'].includes(k) && v !== undefined));
   if (Object.keys(details).length > 0) lines.push(`details: ${JSON.stringify(details)}`);
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], _meta: { [ERROR_META_KEY]: meta } };
+  return { isError: true, content: [{ type: 'text', text: redactSecrets(lines.join('\n')) }], _meta: { [ERROR_META_KEY]: redactDeep(meta) } };
 }
 
 /** Runs a handler and turns anything it throws into an error result. */

@@ -1,11 +1,12 @@
 /**
  * The per-job request log: requests.jsonl (one line per backend request) and,
  * when dumping, requests_full.jsonl with the normalised body. Append-only,
- * owner-readable, one open stream per file. Never sees credentials: callers
- * pass entries built from bodies, never from headers.
+ * owner-readable, one open stream per file. Callers pass entries built from
+ * bodies, never from headers; a key a backend echoed into one is redacted here.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export interface Usage {
   input_tokens?: number | undefined;
@@ -63,13 +64,13 @@ export function createRequestLog(requestsPath: string, fullPath: string | undefi
     dumping: fullPath !== undefined,
     write(entry) {
       summary ??= open(requestsPath);
-      summary.write(`${JSON.stringify(entry)}\n`);
+      summary.write(`${JSON.stringify(redactDeep(entry))}\n`);
     },
     writeFull(t, path, body) {
       if (fullPath === undefined) return;
       full ??= open(fullPath);
       // The body is already JSON; splice it in rather than parse and re-serialise 50 kB.
-      full.write(`{"t":${JSON.stringify(t)},"path":${JSON.stringify(path)},"body":${body}}\n`);
+      full.write(`{"t":${JSON.stringify(t)},"path":${JSON.stringify(path)},"body":${redactSecrets(body)}}\n`);
     },
     async close() {
       await Promise.all(
