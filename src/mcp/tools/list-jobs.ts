@@ -5,6 +5,9 @@ import type { App } from '../../app.js';
 import { elapsedSeconds } from '../../jobs/job-record.js';
 import { jobListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
+import { limitLines, limitsField, softCap, toolInput } from './args.js';
+
+const MAX_LIMIT = 10_000;
 
 export function registerListJobs(server: McpServer, app: App): void {
   server.registerTool(
@@ -12,15 +15,16 @@ export function registerListJobs(server: McpServer, app: App): void {
     {
       title: 'List jobs',
       description: 'Jobs on record, newest last — also those started by earlier server processes (a job whose server died shows as interrupted and can be resumed).',
-      inputSchema: {
+      inputSchema: toolInput('list_jobs', {
         include_finished: z.boolean().optional().describe('Include finished jobs (default true).'),
-        limit: z.number().int().min(1).max(10_000).optional().describe('Only the newest N (default 50).'),
-      },
+        limit: z.number().int().min(1).optional().describe(`Only the newest N (default 50, at most ${MAX_LIMIT}).`),
+      }),
       outputSchema: jobListOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
-      const limit = args.limit ?? 50;
+      const capped = softCap('limit', args.limit, 50, MAX_LIMIT, `at most ${MAX_LIMIT} jobs are listed in one call`);
+      const limit = capped.value;
       const records = (await app.jobs.list(args.include_finished ?? true, limit)).slice(-limit);
       const jobs = records.map((r) => ({
         id: r.id,
@@ -32,7 +36,7 @@ export function registerListJobs(server: McpServer, app: App): void {
         files_touched: r.files_touched.length,
       }));
       const text = jobs.length === 0 ? 'No jobs on record.' : jobs.map((j) => `${j.id}  ${j.status.padEnd(11)} ${j.model ?? ''}  ${j.elapsed_s}s  ${j.task}`).join('\n');
-      return okResult(text, { jobs });
+      return okResult([text, ...limitLines([capped.applied])].join('\n'), { jobs, ...limitsField([capped.applied]) });
     }),
   );
 }
