@@ -16,7 +16,7 @@ import { shorten } from '../tool-result.js';
 /** The refusal of unknown argument names, with a did-you-mean when one is close. */
 export function unknownArgumentsMessage(tool: string, keys: readonly string[], known: readonly string[]): string {
   const parts = keys.slice(0, 5).map((key) => {
-    const guess = closestMatch(key, known);
+    const guess = key.length > 100 ? undefined : (closestMatch(key, known) ?? known.find((k) => key.length >= 3 && k.startsWith(key)));
     return `unknown argument ${JSON.stringify(shorten(key, 60))}${guess === undefined ? '' : ` — did you mean ${guess}?`}`;
   });
   if (keys.length > 5) parts.push(`and ${keys.length - 5} more unknown arguments`);
