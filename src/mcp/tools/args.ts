@@ -23,10 +23,26 @@ export function unknownArgumentsMessage(tool: string, keys: readonly string[], k
   return `${parts.join('; ')}. ${tool} takes: ${known.join(', ')}`;
 }
 
+/** `null` read as "not given"; other values checked by the field as they are (its own error messages). */
+function nullAsAbsent<T extends z.ZodType>(field: T): z.ZodPipe<z.ZodNullable<T>, z.ZodTransform<Exclude<z.output<T>, null>, z.output<T> | null>> {
+  return field.nullable().transform((value) => (value ?? undefined) as Exclude<z.output<T>, null>);
+}
+
+/**
+ * An optional argument also takes null, meaning "not given": the original's
+ * schema offered `anyOf: [T, null]` for every optional argument, so callers send it.
+ */
+type NullTolerant<Shape extends z.ZodRawShape> = {
+  [K in keyof Shape]: undefined extends z.input<Shape[K]> ? ReturnType<typeof nullAsAbsent<Shape[K] & z.ZodType>> : Shape[K];
+};
+
 /** A tool's input schema: the shape as a strict object whose unknown-key error names the tool's real arguments. */
-export function toolInput<Shape extends z.ZodRawShape>(tool: string, shape: Shape): z.ZodObject<Shape, z.core.$strict> {
+export function toolInput<Shape extends z.ZodRawShape>(tool: string, shape: Shape): z.ZodObject<NullTolerant<Shape>, z.core.$strict> {
   const known = Object.keys(shape);
-  return z.strictObject(shape, {
+  const tolerant = Object.fromEntries(
+    Object.entries(shape).map(([key, field]) => [key, field instanceof z.ZodType && field.safeParse(undefined).success ? nullAsAbsent(field) : field]),
+  ) as NullTolerant<Shape>;
+  return z.strictObject(tolerant, {
     error: (issue) => (issue.code === 'unrecognized_keys' ? unknownArgumentsMessage(tool, issue.keys, known) : undefined),
   });
 }
