@@ -21,11 +21,17 @@ function timeInChild(): { status: number | null; worstMs: number | undefined } {
   const script = `
     const { matchName } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'registry', 'match.js'))});
     const id = 'a'.repeat(200);
+    const patterns = ['*'.repeat(40) + 'x', '*a'.repeat(40) + 'x', '?*'.repeat(40) + 'b', '*[a]'.repeat(40) + '[b]'];
     let worst = 0;
-    for (const pattern of ['*'.repeat(40) + 'x', '*a'.repeat(40) + 'x', '?*'.repeat(40) + 'b', '*[a]'.repeat(40) + '[b]']) {
-      const start = performance.now();
-      if (matchName(pattern, [id]) !== undefined) throw new Error('matched ' + pattern);
-      worst = Math.max(worst, performance.now() - start);
+    for (const pattern of patterns) {
+      // Best of five: the time the matcher needs, not the time a loaded machine lends it.
+      let best = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const start = performance.now();
+        if (matchName(pattern, [id]) !== undefined) throw new Error('matched ' + pattern);
+        best = Math.min(best, performance.now() - start);
+      }
+      worst = Math.max(worst, best);
     }
     console.log(worst);`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
