@@ -4,7 +4,7 @@
  */
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
-import { bundledClaudePath, claudeVersion } from '../jobs/claude-binary.js';
+import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
 import type { Stage } from '../selftest/self-test.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
@@ -52,14 +52,15 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     }
   }
 
-  const claude = bundledClaudePath();
+  const claude = findClaudeCode({ configured: config?.defaults.claude_code_path, env });
   if (claude === undefined) {
-    checks.push({ name: 'claude code', ok: false, detail: 'the Agent SDK has no bundled claude binary for this platform', fixes: ['reinstall with npm ci on a supported platform (linux/darwin/win32, x64/arm64)'] });
+    checks.push({ name: 'claude code', ok: false, detail: NO_CLAUDE_CODE, fixes: ['npm ci in the localagents checkout (installs the Agent SDK and its Claude Code), or set defaults.claude_code_path in models.yaml'] });
   } else {
+    const where = `${claude.path} (${SOURCE_WORDS[claude.source]})`;
     try {
-      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude, env)} at ${claude}`, fixes: [] });
+      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude.path, env)} at ${where}`, fixes: [] });
     } catch (err) {
-      checks.push({ name: 'claude code', ok: false, detail: errorMessage(err), fixes: ['reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
+      checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }
   }
   return checks;

@@ -92,6 +92,8 @@ export const defaultsSchema = z.strictObject({
   queue_grace_s: z.number().min(0).max(86_400).default(120),
   system_prompt_append: z.string().default(DEFAULT_SYSTEM_PROMPT_APPEND),
   dump_requests: z.boolean().default(false),
+  /** The Claude Code executable for sessions; unset: the Agent SDK's, the one that started localagents, then `claude` on PATH. */
+  claude_code_path: z.string().min(1).refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'an absolute path').optional(),
 });
 
 export const configFileSchema = z.strictObject({

@@ -12,7 +12,9 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createRequestLog } from '../shim/request-log.js';
 import type { Shim } from '../shim/routes.js';
+import { findClaudeCode, NO_CLAUDE_CODE } from './claude-binary.js';
 import { runClaudeSession } from './claude-session.js';
+import { isHarmlessStderr } from './claude-stderr.js';
 import type { JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
@@ -141,11 +143,13 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     update({ warnings: [...job.record.warnings, envWarning] });
     line(`warning: ${envWarning}`);
   }
-  let sessionError: unknown;
+  const claude = deps.claudeExecutable ? { path: deps.claudeExecutable, source: 'given' as const } : findClaudeCode({ configured: job.settings.claudeCodePath, env: deps.parentEnv });
+  if (claude !== undefined) update({ claude_code: { path: claude.path, source: claude.source } });
+  let sessionError: unknown = claude === undefined ? new Error(NO_CLAUDE_CODE) : undefined;
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
   try {
-    await runClaudeSession({
+    if (claude !== undefined) await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,
       env: sessionEnv,
@@ -157,20 +161,21 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
       abortController: job.abort,
-      executable: deps.claudeExecutable,
+      executable: claude?.path,
       onSpawn: (pid) => {
         update({ claude_pid: pid });
         scheduleSave();
       },
       onStderr: (text) => {
         for (const l of text.split('\n')) {
-          if (!l.trim()) continue;
+          if (!l.trim() || isHarmlessStderr(l)) continue;
           line(`stderr: ${l}`);
           if (!l.startsWith('[claude-code:')) lastStderr = l.trim(); // tagged lines are diagnostics, not reasons
         }
       },
       onMessage: (message: SDKMessage) => {
         events.write(`${JSON.stringify(message)}\n`);
+        if (message.type === 'system' && message.subtype === 'init' && job.record.claude_code) update({ claude_code: { ...job.record.claude_code, version: message.claude_code_version } });
         for (const l of observe(progress, message)) line(l);
         syncProgress();
         scheduleSave();
