@@ -23,7 +23,7 @@ async function main(): Promise<number> {
   } catch (err) {
     const debug = process.env.LOCALAGENTS_LOG === 'debug';
     if (isLocalAgentsError(err)) {
-      printError(err.message, err.hint);
+      printError(err.forPerson.message, err.forPerson.hint);
       if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
       return err.code === 'bad_argument' ? 2 : 1;
     }

@@ -17,9 +17,10 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     config = await app.loadConfig();
     checks.push({
       name: 'config',
-      ok: true,
+      // With no models.yaml nothing can run: not ok, and the one command that makes one.
+      ok: config.path !== undefined,
       detail: config.path ? `${config.path} (${config.endpoints.length} endpoints, ${config.models.length} menu entries)` : `no models.yaml found (searched ${(config.searched ?? []).join(', ')})`,
-      fixes: [...(config.warnings ?? []), ...(config.path ? [] : ['Copy models.example.yaml to ~/.config/localagents/models.yaml and edit it, or call register_endpoint.'])],
+      fixes: [...(config.warnings ?? []), ...(config.path ? [] : ['run localagents init: it looks for model servers on this machine and writes a commented models.yaml'])],
     });
   } catch (err) {
     checks.push({ name: 'config', ok: false, detail: errorMessage(err), fixes: isLocalAgentsError(err) && err.hint ? [err.hint] : [] });

@@ -6,6 +6,7 @@
 import { Command, Option, type CommanderError } from 'commander';
 import { BadArgumentError } from '../errors.js';
 import { formatModelList } from '../registry/format-model-list.js';
+import { PERSON_NEXT_STEPS } from '../registry/model-list.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerDashboard } from './commands/dashboard.js';
 import { serve, type ServeOptions } from './commands/serve.js';
@@ -73,8 +74,8 @@ Examples:
     .action((opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const listing = await app.listModels();
-        if (opts.json) printJson(listing);
-        else print(formatModelList(listing));
+        if (opts.json) printJson({ ...listing, next_steps: PERSON_NEXT_STEPS });
+        else print(formatModelList(listing, 'person'));
       }),
     );
 

@@ -138,7 +138,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
   const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv });
-  const envWarning = compactionWarning(sessionEnv);
+  const envWarning = compactionWarning(sessionEnv, job.endpoint.env);
   if (envWarning !== undefined) {
     update({ warnings: [...job.record.warnings, envWarning] });
     line(`warning: ${envWarning}`);
@@ -191,10 +191,10 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   let error: string | undefined;
   if (job.stopReason === 'cancelled') {
     status = 'cancelled';
-    error = 'cancelled on request (cancel_job, localagents cancel or Ctrl-C)';
+    error = 'cancelled on request';
   } else if (job.stopReason === 'shutdown') {
     status = 'interrupted';
-    error = `the localagents server shut down while the job ran; continue it with run_agent(resume_job="${job.record.id}")`;
+    error = 'the localagents server shut down while the job ran; it can be resumed';
   } else if (job.stopReason === 'timeout') {
     status = 'timeout';
     error = `stopped after timeout_s=${job.settings.timeoutS} s`;

@@ -94,7 +94,7 @@ export function createJobStore(stateDir: string): JobStore {
       status: 'interrupted',
       finished_at: record.finished_at ?? new Date().toISOString(),
       error: `the localagents server that ran this job (pid ${record.owner_pid}) ended while it was ${record.status}` +
-        (record.session_id ? `; continue it with run_agent(resume_job="${record.id}")` : ''),
+        (record.session_id ? '; it can be resumed' : ''),
     };
     try {
       await save(interrupted);

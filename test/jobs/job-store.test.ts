@@ -41,7 +41,7 @@ describe('job store', () => {
     const dead = newJobId();
     // pid 2^22+1 is above Linux's pid_max default: no such process.
     await store.create({ ...record(dead, 'running', 4_194_305), session_id: 's-1' }, 'task');
-    expect(await store.load(dead)).toMatchObject({ status: 'interrupted', error: expect.stringContaining(`resume_job="${dead}"`) as unknown });
+    expect(await store.load(dead)).toMatchObject({ status: 'interrupted', error: expect.stringContaining('ended while it was running; it can be resumed') as unknown });
     const broken = newJobId(new Date(Date.now() + 1000));
     const paths = await store.create(record(broken, 'running'), 'task');
     writeFileSync(paths.record, '{"id": trunc');

@@ -1,9 +1,9 @@
 /** `localagents jobs` and `localagents show JOB`: the records, as a table or one page. */
 import type { Command } from 'commander';
 import { FINISHED } from '../../jobs/job-record.js';
-import { jobView } from '../../mcp/job-view.js';
+
 import type { CliContext, GlobalOptions } from '../context.js';
-import { jobDetails, jobTable } from '../format-job.js';
+import { jobDetails, jobJson, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson, processTerminal } from '../output.js';
 import { withApp } from '../with-app.js';
@@ -18,7 +18,7 @@ export function registerJobs(program: Command, ctx: CliContext): void {
     .action((opts: { all?: boolean; json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const records = await app.jobs.list(opts.all === true);
-        if (opts.json) return printJson(records.map(jobView));
+        if (opts.json) return printJson(records.map(jobJson));
         if (records.length > 0) return print(jobTable(records, processTerminal().columns()));
         const finished = opts.all ? 0 : (await app.jobs.list(true)).filter((r) => FINISHED.has(r.status)).length;
         print(opts.all ? `no jobs on record in ${app.store.root}` : `no running or queued jobs${finished ? `; localagents jobs --all shows the ${finished} finished ones` : ''}`);
@@ -34,7 +34,7 @@ export function registerJobs(program: Command, ctx: CliContext): void {
     .action((id: string, opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const record = await loadJob(app, id);
-        if (opts.json) printJson(jobView(record));
+        if (opts.json) printJson(jobJson(record));
         else print(jobDetails(record, app.store.paths(record.id)));
       }),
     );
