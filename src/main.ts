@@ -15,7 +15,7 @@ function packageVersion(): string {
 }
 
 async function main(): Promise<number> {
-  const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), exitCode: 0 };
+  const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), stdinIsTty: process.stdin.isTTY === true, exitCode: 0 };
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(process.argv);

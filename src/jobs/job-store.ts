@@ -36,6 +36,8 @@ export interface JobStore {
   load(id: string): Promise<JobRecord>;
   /** Oldest first; with `newest`, only that many of the most recent jobs (ids sort by creation time). */
   list(newest?: number): Promise<JobRecord[]>;
+  /** Every job id on record, oldest first, without reading the records. */
+  ids(): Promise<string[]>;
 }
 
 /** `$XDG_STATE_HOME/localagents` (default ~/.local/state/localagents), or LOCALAGENTS_STATE_DIR. */
@@ -157,14 +159,17 @@ export function createJobStore(stateDir: string): JobStore {
       }
       return p;
     },
-    async list(newest) {
+    async ids() {
       let names: string[];
       try {
         names = await readdir(root);
       } catch {
         return [];
       }
-      const all = names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+      return names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+    },
+    async list(newest) {
+      const all = await this.ids();
       const ids = newest === undefined ? all : all.slice(-newest);
       const records = await Promise.all(ids.map((id) => load(id).catch(() => undefined)));
       return records.filter((r): r is JobRecord => r !== undefined);

@@ -86,7 +86,7 @@ export function registerCancel(program: Command, ctx: CliContext): void {
   program
     .command('cancel')
     .description('stop a running or queued job (its Claude Code process and the commands it started end; work already written stays)')
-    .argument('<job>', 'job id (see localagents jobs)')
+    .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('--force', "for a job of an MCP server: end its Claude Code process group (recorded as failed, not cancelled)")
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', `

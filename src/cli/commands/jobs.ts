@@ -28,7 +28,7 @@ export function registerJobs(program: Command, ctx: CliContext): void {
   program
     .command('show')
     .description('one job: status, result, files touched, worktree and where its logs are')
-    .argument('<job>', 'job id (see localagents jobs --all)')
+    .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', '\nExamples:\n  localagents show 20261129-111500-7gk2mq4xrz9d\n  localagents show 20261129-111500-7gk2mq4xrz9d --json | jq .worktree')
     .action((id: string, opts: { json?: boolean }) =>
