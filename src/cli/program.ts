@@ -16,6 +16,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerLog } from './commands/log.js';
+import { registerMergePrune } from './commands/merge-prune.js';
 import { registerRun } from './commands/run.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
@@ -114,6 +115,7 @@ Examples:
   registerLog(program, ctx);
   registerCancel(program, ctx);
   registerDiff(program, ctx);
+  registerMergePrune(program, ctx);
   registerDashboard(program, ctx);
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;

@@ -86,7 +86,7 @@ describe('what the command line prints is written for a person', { timeout: 120_
     const outputs = [show, cancel, await cli('show', interrupted, '--json'), await cli('jobs', '--all'), await cli('jobs', '--all', '--json'), await cli('log', interrupted)];
     const help = await runCli(['--help'], opts);
     outputs.push(help);
-    for (const command of ['mcp', 'models', 'doctor', 'run', 'jobs', 'show', 'log', 'cancel', 'diff', 'dashboard']) outputs.push(await runCli([command, '--help'], opts));
+    for (const command of ['mcp', 'models', 'init', 'doctor', 'run', 'jobs', 'show', 'log', 'cancel', 'diff', 'merge', 'prune', 'dashboard']) outputs.push(await runCli([command, '--help'], opts));
     for (const output of outputs) expect(text(output)).not.toMatch(MODEL_WORDS);
   });
 });
