@@ -37,7 +37,7 @@ async function unmergedWork(record: JobRecord): Promise<string | undefined> {
 export async function pruneJobs(store: JobStore, options: { olderThanMs: number; dryRun: boolean; now?: Date }): Promise<PruneAction[]> {
   const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
   const actions: PruneAction[] = [];
-  for (const record of await store.list()) {
+  for (const record of (await store.list()).records) {
     if (!FINISHED.has(record.status) || Date.parse(record.finished_at ?? record.created_at) > cutoff) continue;
     const parts = ['record'];
     const wt = record.worktree;

@@ -71,7 +71,7 @@ describe('merge and prune', { timeout: 180_000 }, () => {
   });
 
   it('prune removes merged and worktree-less jobs, and keeps unmerged commits and uncommitted changes', async () => {
-    const records = await store.list();
+    const { records } = await store.list();
     const [merged, conflicted] = records; // from the two tests above: merged, and one commit not merged
     const dirty = await worktreeJob((path) => writeFileSync(join(path, 'draft.txt'), 'half done\n'));
     const plain = await seedJob(store, makeRecord({ created: new Date(Date.now() - 20 * DAY) }));
