@@ -5,7 +5,7 @@
 // start, the FIRST stderr line says why: that is the line Claude Code's /mcp shows.
 import { existsSync } from 'node:fs';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 
 const bundle = fileURLToPath(new URL('localagents.mjs', import.meta.url));
 const [major, minor] = process.versions.node.split('.').map(Number);
