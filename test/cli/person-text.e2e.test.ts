@@ -19,7 +19,7 @@ function text(result: CliResult): string {
   return `${result.stdout}\n${result.stderr}`;
 }
 
-describe('what the command line prints is written for a person', { timeout: 120_000 }, () => {
+describe('what the command line prints is written for a person', { timeout: 300_000 }, () => {
   let dirs: E2EDirs;
   let sim: Simulator;
   let opts: CliOptions;
