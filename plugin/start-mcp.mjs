@@ -1,30 +1,28 @@
 #!/usr/bin/env node
-// Starts the localagents MCP server (stdio) for the Claude Code plugin, from
-// wherever the plugin lives: the built dist/main.js when there is one (an npm
-// install, or a checkout after `npm run build`), else src/main.ts through tsx
-// (a git checkout where Claude Code ran `npm ci --ignore-scripts`, so nothing
-// was built). stdout is the MCP channel: messages go to stderr only.
+// Starts the localagents MCP server (stdio) for the Claude Code plugin: the
+// single-file bundle next to this file (`npm run bundle`), so a plugin installed
+// from git needs no npm step. stdout is the MCP channel. When the server cannot
+// start, the FIRST stderr line says why: that is the line Claude Code's /mcp shows.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import process from 'node:process';
-import { URL, fileURLToPath, pathToFileURL } from 'node:url';
+import { URL, fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const built = join(root, 'dist', 'main.js');
+const bundle = fileURLToPath(new URL('localagents.mjs', import.meta.url));
+const [major, minor] = process.versions.node.split('.').map(Number);
 
-if (existsSync(built)) {
-  await import(pathToFileURL(built).href);
-} else {
-  let register;
-  try {
-    ({ register } = await import('tsx/esm/api'));
-  } catch {
-    process.stderr.write(
-      `localagents: ${built} is not built and tsx is not installed there.\n` +
-        `Fix: cd ${root} && npm ci && npm run build — then restart Claude Code.\n`,
-    );
-    process.exit(1);
-  }
-  register();
-  await import(pathToFileURL(join(root, 'src', 'main.ts')).href);
+function cannotStart(why, fix) {
+  process.stderr.write(`localagents cannot start: ${why}\n${fix}\n`);
+  process.exit(1);
+}
+
+if (major < 20 || (major === 20 && minor < 19)) {
+  cannotStart(`Node ${process.versions.node} is too old (${process.execPath}); localagents needs Node 20.19 or later`, 'Install a newer Node, make it the first `node` on PATH, and restart Claude Code.');
+}
+if (!existsSync(bundle)) {
+  cannotStart(`${bundle} is missing (an incomplete plugin copy)`, 'Reinstall the plugin: /plugin uninstall localagents@localagents, then /plugin install localagents@localagents.');
+}
+try {
+  await import(new URL('localagents.mjs', import.meta.url).href);
+} catch (err) {
+  cannotStart(`${err instanceof Error ? err.message : String(err)}`, `The server bundle ${bundle} failed to load; reinstall the plugin, and report this if it persists.`);
 }

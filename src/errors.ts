@@ -22,12 +22,16 @@ export interface LocalAgentsErrorOptions extends ErrorOptions {
   hint?: string;
   /** Structured facts for machine readers (the MCP caller's `structuredContent`). */
   details?: ErrorDetails;
+  /** The same facts worded for a person at a terminal, when `message`/`hint` speak to the calling model. */
+  forPerson?: { readonly message: string; readonly hint?: string | undefined };
 }
 
 export class LocalAgentsError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly details: ErrorDetails;
+  /** message and hint for a person (CLI, dashboard); the same as for the model unless worded apart. */
+  readonly forPerson: { readonly message: string; readonly hint?: string | undefined };
 
   constructor(code: ErrorCode, message: string, options: LocalAgentsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -35,6 +39,7 @@ export class LocalAgentsError extends Error {
     this.code = code;
     this.hint = options.hint;
     this.details = options.details ?? {};
+    this.forPerson = options.forPerson ?? { message, hint: options.hint };
   }
 }
 

@@ -15,7 +15,7 @@ function packageVersion(): string {
 }
 
 async function main(): Promise<number> {
-  const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), exitCode: 0 };
+  const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), stdinIsTty: process.stdin.isTTY === true, exitCode: 0 };
   const program = buildProgram(ctx);
   try {
     await program.parseAsync(process.argv);
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
   } catch (err) {
     const debug = process.env.LOCALAGENTS_LOG === 'debug';
     if (isLocalAgentsError(err)) {
-      printError(err.message, err.hint);
+      printError(err.forPerson.message, err.forPerson.hint);
       if (debug && err.stack) process.stderr.write(`${err.stack}\n`);
       return err.code === 'bad_argument' ? 2 : 1;
     }

@@ -27,7 +27,7 @@ export const SMALL_CONTEXT = 131_072;
 export function contextWarning(id: string, context: number | undefined, fix: string): string[] {
   if (context === undefined || context >= SMALL_CONTEXT) return [];
   return [
-    `${id}: context ${context} < 128k — Claude Code sessions will compact constantly (fine for one-shot local_complete); ${fix}`,
+    `${id}: context ${context} < 128k — Claude Code sessions will compact constantly (fine for one-shot completions); ${fix}`,
   ];
 }
 

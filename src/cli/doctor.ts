@@ -4,7 +4,7 @@
  */
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
-import { bundledClaudePath, claudeVersion } from '../jobs/claude-binary.js';
+import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
 import type { Stage } from '../selftest/self-test.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
@@ -17,9 +17,10 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     config = await app.loadConfig();
     checks.push({
       name: 'config',
-      ok: true,
+      // With no models.yaml nothing can run: not ok, and the one command that makes one.
+      ok: config.path !== undefined,
       detail: config.path ? `${config.path} (${config.endpoints.length} endpoints, ${config.models.length} menu entries)` : `no models.yaml found (searched ${(config.searched ?? []).join(', ')})`,
-      fixes: [...(config.warnings ?? []), ...(config.path ? [] : ['Copy models.example.yaml to ~/.config/localagents/models.yaml and edit it, or call register_endpoint.'])],
+      fixes: [...(config.warnings ?? []), ...(config.path ? [] : ['run localagents init: it looks for model servers on this machine and writes a commented models.yaml'])],
     });
   } catch (err) {
     checks.push({ name: 'config', ok: false, detail: errorMessage(err), fixes: isLocalAgentsError(err) && err.hint ? [err.hint] : [] });
@@ -44,14 +45,15 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     }
   }
 
-  const claude = bundledClaudePath();
+  const claude = findClaudeCode({ configured: config?.defaults.claude_code_path, env });
   if (claude === undefined) {
-    checks.push({ name: 'claude code', ok: false, detail: 'the Agent SDK has no bundled claude binary for this platform', fixes: ['reinstall with npm ci on a supported platform (linux/darwin/win32, x64/arm64)'] });
+    checks.push({ name: 'claude code', ok: false, detail: NO_CLAUDE_CODE, fixes: ['npm ci in the localagents checkout (installs the Agent SDK and its Claude Code), or set defaults.claude_code_path in models.yaml'] });
   } else {
+    const where = `${claude.path} (${SOURCE_WORDS[claude.source]})`;
     try {
-      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude, env)} at ${claude}`, fixes: [] });
+      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude.path, env)} at ${where}`, fixes: [] });
     } catch (err) {
-      checks.push({ name: 'claude code', ok: false, detail: errorMessage(err), fixes: ['reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
+      checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }
   }
   return checks;

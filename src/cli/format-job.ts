@@ -62,7 +62,7 @@ export function jobReport(record: JobRecord): string {
   if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
   lines.push(...worktreeLines(record));
   for (const warning of record.warnings) lines.push(`warning: ${warning}`);
-  if (record.status === 'interrupted' && record.session_id) lines.push(`continue it: ask Claude to call run_agent(resume_job="${record.id}", task="…")`);
+  if (record.status === 'interrupted' && record.session_id) lines.push(`continue it: in Claude Code, ask Claude to resume localagents job ${record.id}`);
   return lines.join('\n');
 }
 
@@ -107,4 +107,9 @@ export function jobTable(records: readonly JobRecord[], columns = 120): string {
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => (i < 4 ? c.padEnd(widths[i] ?? 0) : clip(c, taskWidth))).join('  ').trimEnd();
   return [line(head), ...rows.map(line)].join('\n');
+}
+
+/** A record for --json: the record as stored plus elapsed_s (snake_case, like every --json output). */
+export function jobJson(record: JobRecord): Record<string, unknown> {
+  return { ...record, elapsed_s: elapsedSeconds(record) };
 }

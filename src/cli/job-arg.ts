@@ -1,27 +1,31 @@
 /**
- * A JOB argument on the command line: the id checked and the record loaded,
- * with errors worded for a shell user (exit 2, and `localagents jobs --all`
- * instead of the MCP tool names).
+ * A JOB argument on the command line: a full id, a unique prefix (of the id or
+ * of its random part) or `last`, resolved and the record loaded, with errors
+ * worded for a shell user (exit 2, and `localagents jobs --all`).
  */
 import type { App } from '../app.js';
 import { BadArgumentError, isLocalAgentsError } from '../errors.js';
 import type { JobRecord } from '../jobs/job-record.js';
+import { resolveJobRef } from '../jobs/job-ref.js';
 
 const LIST_HINT = 'localagents jobs --all lists the jobs on record.';
 
-/** Runs `use` on a job id, turning "not a job id" and "no such job" into bad_argument errors. */
-export async function withJobArg<T>(id: string, use: (id: string) => Promise<T>): Promise<T> {
+/** The job id `ref` stands for; "not a job id", "no such job" and "which one?" become bad_argument errors. */
+export async function resolveJobArg(app: App, ref: string): Promise<string> {
   try {
-    return await use(id);
+    return resolveJobRef(ref, await app.store.ids());
   } catch (err) {
-    if (isLocalAgentsError(err) && (err.code === 'unknown_job' || (err.code === 'bad_argument' && err.details.argument === 'job_id'))) {
-      const message = err.code === 'unknown_job' ? err.message : `"${id.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d`;
-      throw new BadArgumentError('JOB', message, { hint: LIST_HINT, details: { job_id: id }, cause: err });
-    }
+    if (isLocalAgentsError(err)) throw new BadArgumentError('JOB', err.message, { hint: LIST_HINT, details: { job_id: ref }, cause: err });
     throw err;
   }
 }
 
-export function loadJob(app: App, id: string): Promise<JobRecord> {
-  return withJobArg(id, (checked) => app.jobs.get(checked));
+export async function loadJob(app: App, ref: string): Promise<JobRecord> {
+  const id = await resolveJobArg(app, ref);
+  try {
+    return await app.jobs.get(id);
+  } catch (err) {
+    if (isLocalAgentsError(err) && err.code === 'unknown_job') throw new BadArgumentError('JOB', err.message, { hint: LIST_HINT, details: { job_id: id }, cause: err });
+    throw err;
+  }
 }

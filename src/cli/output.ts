@@ -10,8 +10,20 @@ export function print(text: string): void {
   process.stdout.write(redactSecrets(text.endsWith('\n') ? text : `${text}\n`));
 }
 
+/** camelCase → snake_case for identifier-like keys; ids and paths (with '/', '.', ':' or '-') stay as they are. */
+function snakeKey(key: string): string {
+  return /^[a-z][a-zA-Z0-9]*$/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
+}
+
+/** Every --json output uses snake_case keys, whatever shape the service returned. */
+export function snakeCaseKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeCaseKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeKey(k), snakeCaseKeys(v)]));
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(redactDeep(value), null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(redactDeep(snakeCaseKeys(value)), null, 2)}\n`);
 }
 
 export function printError(message: string, hint?: string): void {

@@ -4,15 +4,19 @@
  * process (exit codes, the single catch).
  */
 import { Command, Option, type CommanderError } from 'commander';
+import { closestMatch } from '../config/describe-schema.js';
 import { BadArgumentError } from '../errors.js';
 import { formatModelList } from '../registry/format-model-list.js';
+import { PERSON_NEXT_STEPS } from '../registry/model-list.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerDashboard } from './commands/dashboard.js';
 import { serve, type ServeOptions } from './commands/serve.js';
 import { registerDiff } from './commands/diff.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerInit } from './commands/init.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerLog } from './commands/log.js';
+import { registerMergePrune } from './commands/merge-prune.js';
 import { registerRun } from './commands/run.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
@@ -33,6 +37,23 @@ function oneLineUsageErrors(command: Command, name: string): void {
   });
 }
 
+function intro(): string {
+  return `localagents: the MCP server that runs delegated Claude Code sessions on your own llama.cpp / vLLM servers.
+Claude Code starts it (it speaks MCP on stdin/stdout); on a terminal it only prints this.
+
+Commands to try:
+  localagents doctor --self-test   prove the install works (no model server needed)
+  localagents init                 find model servers on this machine and write models.yaml
+  localagents models               what every endpoint serves right now
+  localagents run "a task"         delegate a task from the project you are in
+  localagents jobs                 running and queued jobs (show / log / diff / merge / cancel JOB)
+  localagents dashboard            a live page of endpoints and jobs
+  localagents help <command>       the options and examples of one command
+
+To add it to Claude Code: claude mcp add --scope user localagents -- localagents
+(\`localagents mcp\` runs the server here anyway.)`;
+}
+
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('localagents')
     .description('MCP server that runs headless Claude Code sessions on your own llama.cpp / vLLM servers')
@@ -50,12 +71,21 @@ Examples:
   localagents doctor               check config, servers and the bundled Claude Code
   localagents run "Add tests for src/parse.ts; run npm test" --isolation worktree
   localagents jobs                 running and queued jobs; show / log -f / diff / cancel JOB`)
+    .helpCommand('help [command]', 'the options and examples of one command')
     .allowExcessArguments()
     .action((opts: ServeOptions, command: Command) => {
       const [unknown] = command.args;
       if (unknown !== undefined) {
-        const names = command.commands.map((c) => c.name()).join(', ');
-        throw new BadArgumentError('command', `unknown command '${unknown}'`, { hint: `The commands are ${names}; localagents --help explains them.` });
+        const names = command.commands.map((c) => c.name());
+        const guess = closestMatch(unknown, names);
+        throw new BadArgumentError('command', `unknown command '${unknown}'${guess ? ` — did you mean ${guess}?` : ''}`, {
+          hint: `The commands are ${names.join(', ')}; localagents --help explains them.`,
+        });
+      }
+      // A person typed `localagents` at a terminal: say what this is instead of waiting silently for MCP messages.
+      if (ctx.stdinIsTty && opts.transport === 'stdio') {
+        print(intro());
+        return;
       }
       return serve(ctx, opts);
     });
@@ -73,17 +103,19 @@ Examples:
     .action((opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const listing = await app.listModels();
-        if (opts.json) printJson(listing);
-        else print(formatModelList(listing));
+        if (opts.json) printJson({ ...listing, next_steps: PERSON_NEXT_STEPS });
+        else print(formatModelList(listing, 'person'));
       }),
     );
 
+  registerInit(program, ctx);
   registerDoctor(program, ctx);
   registerRun(program, ctx);
   registerJobs(program, ctx);
   registerLog(program, ctx);
   registerCancel(program, ctx);
   registerDiff(program, ctx);
+  registerMergePrune(program, ctx);
   registerDashboard(program, ctx);
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;

@@ -109,6 +109,8 @@ export const defaultsSchema = z.strictObject({
    * otherwise unchanged worktree: a path counts when one of its folders (or itself) has one of these names.
    */
   worktree_caches: z.array(z.string().regex(/^[^/\\]+$/, 'must be a file or folder name, not a path')).default([...DEFAULT_WORKTREE_CACHES]),
+  /** The Claude Code executable for sessions; unset: the Agent SDK's, the one that started localagents, then `claude` on PATH. */
+  claude_code_path: z.string().min(1).refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'an absolute path').optional(),
 });
 
 export const configFileSchema = z.strictObject({

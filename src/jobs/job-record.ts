@@ -131,6 +131,8 @@ export const jobRecordSchema = z.object({
   metrics: metricsDeltaSchema.optional(),
   queue: z.object({ position: z.number(), waiting_for: z.string() }).optional(),
   warnings: z.array(z.string()),
+  /** Which Claude Code ran the session, where it was found, and (once it started) its version. */
+  claude_code: z.object({ path: z.string(), source: z.string(), version: z.string().optional() }).optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** The server process that runs the job; a record left `running` by a dead owner is `interrupted`. */

@@ -14,7 +14,9 @@ import { redactSecrets } from '../secrets/redact.js';
 import { createRequestLog, type RequestLogEntry } from '../shim/request-log.js';
 import { explainBackendError, explanationText } from '../shim/translate/error-catalogue.js';
 import type { Shim } from '../shim/routes.js';
+import { findClaudeCode, NO_CLAUDE_CODE } from './claude-binary.js';
 import { runClaudeSession } from './claude-session.js';
+import { isHarmlessStderr } from './claude-stderr.js';
 import type { BackendErrorEvent, JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
@@ -194,16 +196,18 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
   const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv });
-  const envWarning = compactionWarning(sessionEnv);
+  const envWarning = compactionWarning(sessionEnv, job.endpoint.env);
   if (envWarning !== undefined) {
     update({ warnings: [...job.record.warnings, envWarning] });
     line(`warning: ${envWarning}`);
   }
-  let sessionError: unknown;
+  const claude = deps.claudeExecutable ? { path: deps.claudeExecutable, source: 'given' as const } : findClaudeCode({ configured: job.settings.claudeCodePath, env: deps.parentEnv });
+  if (claude !== undefined) update({ claude_code: { path: claude.path, source: claude.source } });
+  let sessionError: unknown = claude === undefined ? new Error(NO_CLAUDE_CODE) : undefined;
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
   try {
-    await runClaudeSession({
+    if (claude !== undefined) await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,
       env: sessionEnv,
@@ -215,20 +219,21 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
       abortController: job.abort,
-      executable: deps.claudeExecutable,
+      executable: claude?.path,
       onSpawn: (pid) => {
         update({ claude_pid: pid });
         scheduleSave();
       },
       onStderr: (text) => {
         for (const l of text.split('\n')) {
-          if (!l.trim()) continue;
+          if (!l.trim() || isHarmlessStderr(l)) continue;
           line(`stderr: ${l}`);
           if (!l.startsWith('[claude-code:')) lastStderr = l.trim(); // tagged lines are diagnostics, not reasons
         }
       },
       onMessage: (message: SDKMessage) => {
         events.write(`${redactSecrets(JSON.stringify(message))}\n`);
+        if (message.type === 'system' && message.subtype === 'init' && job.record.claude_code) update({ claude_code: { ...job.record.claude_code, version: message.claude_code_version } });
         for (const l of observe(progress, message)) line(l);
         syncProgress();
         scheduleSave();
@@ -244,10 +249,10 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   let error: string | undefined;
   if (job.stopReason === 'cancelled') {
     status = 'cancelled';
-    error = 'cancelled on request (cancel_job, localagents cancel or Ctrl-C)';
+    error = 'cancelled on request';
   } else if (job.stopReason === 'shutdown') {
     status = 'interrupted';
-    error = `the localagents server shut down while the job ran; continue it with run_agent(resume_job="${job.record.id}")`;
+    error = 'the localagents server shut down while the job ran; it can be resumed';
   } else if (job.stopReason === 'timeout') {
     status = 'timeout';
     error = `stopped after timeout_s=${job.settings.timeoutS} s`;

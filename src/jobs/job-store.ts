@@ -55,6 +55,8 @@ export interface JobStore {
    * Records that cannot be read or parsed come back in `damaged`.
    */
   list(newest?: number): Promise<JobListing>;
+  /** Every job id on record, oldest first, without reading the records. */
+  ids(): Promise<string[]>;
 }
 
 /** Records read at once while listing: thousands of parallel opens run out of file descriptors (EMFILE). */
@@ -128,7 +130,7 @@ export function createJobStore(stateDir: string): JobStore {
       status: 'interrupted',
       finished_at: record.finished_at ?? new Date().toISOString(),
       error: `the localagents server that ran this job (pid ${record.owner_pid}) ended while it was ${record.status}` +
-        (record.session_id ? `; continue it with run_agent(resume_job="${record.id}")` : ''),
+        (record.session_id ? '; it can be resumed' : ''),
     };
     try {
       await save(interrupted);
@@ -197,15 +199,18 @@ export function createJobStore(stateDir: string): JobStore {
       }
       return p;
     },
-    async list(newest) {
+    async ids() {
       let names: string[];
       try {
         names = await readdir(root);
       } catch (err) {
-        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return { records: [], damaged: [] }; // no job yet
+        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return []; // no job yet
         throw new LocalAgentsError('state_unwritable', `could not list the jobs in ${root}: ${errorMessage(err)}`, { cause: err });
       }
-      const all = names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+      return names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
+    },
+    async list(newest) {
+      const all = await this.ids();
       const ids = newest === undefined ? all : all.slice(-newest);
       const records: JobRecord[] = [];
       const damaged: DamagedRecord[] = [];

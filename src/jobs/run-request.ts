@@ -36,6 +36,8 @@ export interface JobSettings {
   readonly dumpRequests: boolean;
   /** Names of ignored build caches an unchanged worktree may be deleted with (defaults.worktree_caches). */
   readonly worktreeCaches: readonly string[];
+  /** defaults.claude_code_path, when models.yaml sets one. */
+  readonly claudeCodePath: string | undefined;
 }
 
 /** A real directory, symlinks resolved: the session and the worktree both see the same path. */
@@ -78,5 +80,6 @@ export async function settleSettings(request: RunRequest, config: Config, defaul
     systemPromptAppend: request.systemPromptAppend ? `${d.system_prompt_append}\n\n${request.systemPromptAppend}` : d.system_prompt_append,
     dumpRequests: d.dump_requests || env.LOCALAGENTS_DUMP_REQUESTS === '1',
     worktreeCaches: d.worktree_caches,
+    claudeCodePath: d.claude_code_path,
   };
 }

@@ -72,8 +72,11 @@ export function buildSessionEnv(input: SessionEnvInput): Record<string, string> 
  * A warning when the session's final env (after the endpoint's own `env`) would
  * make Claude Code compact constantly: its threshold below a quarter of the
  * window (e.g. CLAUDE_CODE_MAX_OUTPUT_TOKENS=32000 with a 32k window gives −232).
+ * Only when the endpoint's env set one of the two: the user can change that; a
+ * small window with localagents' own pick is the probe's "< 128k" warning instead.
  */
-export function compactionWarning(env: Readonly<Record<string, string>>): string | undefined {
+export function compactionWarning(env: Readonly<Record<string, string>>, endpointEnv: Readonly<Record<string, string>> | undefined): string | undefined {
+  if (endpointEnv?.CLAUDE_CODE_MAX_OUTPUT_TOKENS === undefined && endpointEnv?.CLAUDE_CODE_MAX_CONTEXT_TOKENS === undefined) return undefined;
   const window = Number(env.CLAUDE_CODE_MAX_CONTEXT_TOKENS);
   const output = Number(env.CLAUDE_CODE_MAX_OUTPUT_TOKENS);
   if (!Number.isFinite(window) || !Number.isFinite(output) || window <= 0 || output <= 0) return undefined;

@@ -7,8 +7,10 @@ import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { inFlightLine } from '../jobs/in-flight-line.js';
 import { explanationText } from '../shim/translate/error-catalogue.js';
 
+/** The record as the calling Claude sees it: the resumable error names the call that resumes it. */
 export function jobView(record: JobRecord): Record<string, unknown> {
-  return { ...record, elapsed_s: elapsedSeconds(record) };
+  const resumable = record.status === 'interrupted' && record.session_id !== undefined && record.error !== undefined;
+  return { ...record, ...(resumable ? { error: `${record.error}; continue it with run_agent(resume_job="${record.id}")` } : {}), elapsed_s: elapsedSeconds(record) };
 }
 
 /** One readable paragraph: the job log's human reader and the calling Claude both start here. */

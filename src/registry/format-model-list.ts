@@ -1,17 +1,24 @@
 /**
  * The readable form of a model listing: one block per endpoint, then the menu.
- * Shared by `localagents models` and list_models' text, so both say the same.
+ * Shared by `localagents models` and list_models' text, so both say the same;
+ * only the advice at the ends is worded for its reader.
  */
-import type { ModelListing } from './model-list.js';
+import { PERSON_NEXT_STEPS, type ModelListing } from './model-list.js';
+import type { Audience } from './resolve.js';
+
+const NO_ENDPOINTS: Record<Audience, string> = {
+  model: 'No endpoints configured. Add one to models.yaml (see models.example.yaml) or call register_endpoint.',
+  person: 'No endpoints configured. Run localagents init to find local servers and write models.yaml, or add one by hand (see models.example.yaml).',
+};
 
 function k(n: number | undefined): string {
   if (n === undefined) return '?';
   return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n);
 }
 
-export function formatModelList(listing: ModelListing): string {
+export function formatModelList(listing: ModelListing, audience: Audience = 'model'): string {
   const out: string[] = [`config: ${listing.config}`, ...listing.warnings.map((w) => `warning: ${w}`), ''];
-  if (listing.endpoints.length === 0) out.push('No endpoints configured. Add one to models.yaml (see models.example.yaml) or call register_endpoint.', '');
+  if (listing.endpoints.length === 0) out.push(NO_ENDPOINTS[audience], '');
   for (const e of listing.endpoints) {
     out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${e.reason}`);
     for (const m of e.models) {
@@ -38,6 +45,6 @@ export function formatModelList(listing: ModelListing): string {
     }
     out.push('');
   }
-  out.push(listing.next_steps);
+  out.push(audience === 'model' ? listing.next_steps : PERSON_NEXT_STEPS);
   return out.join('\n');
 }

@@ -43,6 +43,11 @@ export const WORKFLOW_GUIDANCE =
   '(files, interface, how to verify, what to report). Poll with wait_job (≤110 s per call) and read job_log while it runs. ' +
   "Treat the local model's work as a draft: review files_touched or the worktree diff before relying on it.";
 
+/** The same next step for a person at a terminal: the commands, not the tools. */
+export const PERSON_NEXT_STEPS =
+  'To delegate a task: localagents run --model NAME "the task" from the project to work on, or ask Claude in Claude Code to delegate it to a local model. ' +
+  "Treat the local model's work as a draft: review the files it touched (localagents diff JOB for worktree jobs) before relying on it.";
+
 export function buildModelList(config: Config, probes: readonly EndpointProbe[], jobsOf: (endpoint: string) => EndpointJobCounts): ModelListing {
   const endpoints = probes.map((probe) => {
     const endpoint = config.endpoints.find((e) => e.name === probe.endpoint);

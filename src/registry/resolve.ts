@@ -100,7 +100,34 @@ export function resolveModel(config: Config, probes: readonly EndpointProbe[], r
   };
 }
 
-/** The `model_unavailable` error: a message the calling Claude can relay to the user as is. */
+export type Audience = 'model' | 'person';
+
+interface UnavailableFacts {
+  readonly requested: string | undefined;
+  readonly host: string | undefined;
+  readonly notes: string | undefined;
+  readonly bringUp: string | undefined;
+  readonly loading: readonly string[];
+  readonly serving: string;
+}
+
+/** The facts of a model_unavailable error, worded for the calling model (who must tell the user) or for the user. */
+function unavailableWords(f: UnavailableFacts, audience: Audience): { message: string; hint: string } {
+  const who = audience === 'model' ? 'Ask the user to start' : 'Start';
+  const parts = [
+    f.requested === undefined
+      ? `No model is running on any configured endpoint. ${who} one.`
+      : `${f.requested} is not running anywhere. ${who} it${f.host ? ` on ${f.host}` : ''}.`,
+  ];
+  if (f.notes) parts.push(`Note: ${f.notes}`);
+  if (f.bringUp) parts.push(`Start command: ${f.bringUp}`);
+  if (f.loading.length > 0) parts.push(`Still loading: ${f.loading.join(', ')} — it may appear shortly.`);
+  parts.push(f.serving);
+  const hint = audience === 'model' ? 'Relay this to the user; localagents never starts models itself.' : 'localagents never starts models itself; localagents models shows what each server serves now.';
+  return { message: parts.join(' '), hint };
+}
+
+/** The `model_unavailable` error: the calling Claude can relay its message as is; a terminal gets the person's wording. */
 export function unavailable(
   config: Config,
   probes: readonly EndpointProbe[],
@@ -108,19 +135,12 @@ export function unavailable(
   menuEntry: ModelMenuEntry | undefined,
 ): LocalAgentsError {
   const host = menuEntry?.host ?? (menuEntry?.endpoint ? config.endpoints.find((e) => e.name === menuEntry.endpoint)?.host : undefined);
-  const loadingThere = probes.filter((p) => p.state === 'loading' && (!menuEntry?.endpoint || p.endpoint === menuEntry.endpoint));
-  const parts: string[] = [];
-  if (requested === undefined) {
-    parts.push('No model is running on any configured endpoint. Ask the user to start one.');
-  } else {
-    parts.push(`${requested} is not running anywhere. Ask the user to start it${host ? ` on ${host}` : ''}.`);
-  }
-  if (menuEntry?.notes) parts.push(`Note: ${menuEntry.notes}`);
-  if (menuEntry?.bring_up) parts.push(`Start command: ${menuEntry.bring_up}`);
-  if (loadingThere.length > 0) parts.push(`Still loading: ${loadingThere.map((p) => p.endpoint).join(', ')} — it may appear shortly.`);
-  parts.push(describeServing(probes));
-  return new LocalAgentsError('model_unavailable', parts.join(' '), {
-    hint: 'Relay this to the user; localagents never starts models itself.',
+  const loading = probes.filter((p) => p.state === 'loading' && (!menuEntry?.endpoint || p.endpoint === menuEntry.endpoint)).map((p) => p.endpoint);
+  const facts: UnavailableFacts = { requested, host, notes: menuEntry?.notes, bringUp: menuEntry?.bring_up, loading, serving: describeServing(probes) };
+  const forModel = unavailableWords(facts, 'model');
+  return new LocalAgentsError('model_unavailable', forModel.message, {
+    hint: forModel.hint,
+    forPerson: unavailableWords(facts, 'person'),
     details: {
       requested,
       notes: menuEntry?.notes,

@@ -12,7 +12,7 @@ import { createApp, type App } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { defaultsSchema } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { bundledClaudePath, claudeVersion } from '../jobs/claude-binary.js';
+import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
 import { FINISHED, type JobRecord } from '../jobs/job-record.js';
 import type { Logger } from '../log.js';
 import { SELFTEST_MODEL, startScriptedBackend, type ScriptedBackend } from './scripted-backend.js';
@@ -100,13 +100,14 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     pass('config', `built in memory (endpoint selftest → ${backend.url}); no models.yaml read or written`);
     pass('scripted backend', `${backend.url} serves ${SELFTEST_MODEL} (Anthropic Messages, SSE, count_tokens)`);
 
-    const claude = options.claudeExecutable ?? bundledClaudePath();
-    if (claude === undefined) {
-      fail('claude code', 'the Agent SDK has no bundled claude binary for this platform', ['reinstall with npm ci on a supported platform (linux/darwin/win32, x64/arm64)']);
+    const found = options.claudeExecutable ? { path: options.claudeExecutable, source: 'given' as const } : findClaudeCode({ env: options.env });
+    if (found === undefined) {
+      fail('claude code', NO_CLAUDE_CODE, ['npm ci in the localagents checkout installs the Agent SDK and its Claude Code']);
       return false;
     }
+    const claude = found.path;
     try {
-      pass('claude code', `${await claudeVersion(claude, { PATH: options.env.PATH, HOME: dirs.home })} at ${claude}`);
+      pass('claude code', `${await claudeVersion(claude, { PATH: options.env.PATH, HOME: dirs.home })} at ${claude} (${SOURCE_WORDS[found.source]})`);
     } catch (err) {
       fail('claude code', errorMessage(err), ['reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk']);
       return false;
@@ -124,7 +125,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     const env: Record<string, string | undefined> = { HOME: dirs.home, CLAUDE_CONFIG_DIR: dirs.claude, TMPDIR: dirs.tmp, LOCALAGENTS_STATE_DIR: dirs.state };
     for (const key of PASSED_ON) if (options.env[key] !== undefined) env[key] = options.env[key];
     const config = selfTestConfig(backend.url, root);
-    app = createApp({ loadConfig: () => Promise.resolve(config), stateDir: dirs.state, cwd: dirs.repo, env, log: options.log, claudeExecutable: options.claudeExecutable });
+    app = createApp({ loadConfig: () => Promise.resolve(config), stateDir: dirs.state, cwd: dirs.repo, env, log: options.log, claudeExecutable: claude });
 
     const started = await app.jobs.start({ task: TASK, model: SELFTEST_MODEL, cwd: dirs.repo, isolation: 'worktree' });
     pass('job started', `${started.id} (${started.status}), isolation worktree, job folder ${app.store.paths(started.id).dir}`);

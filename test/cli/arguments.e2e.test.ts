@@ -23,11 +23,13 @@ describe('argument errors', { timeout: 60_000 }, () => {
     rmSync(dirs.repo, { recursive: true, force: true });
   });
 
-  it.each(['show', 'log', 'cancel', 'diff'])('%s nope → exit 2, "not a job id" and where to find ids', async (command) => {
+  it.each(['show', 'log', 'cancel', 'diff'])('%s nope → exit 2, "no job id starts with" and where to find ids', async (command) => {
     const result = await cli(command, 'nope');
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('error: "nope" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d\nlocalagents jobs --all lists the jobs on record.\n');
+    expect(result.stderr).toBe('error: no job id starts with "nope"\nlocalagents jobs --all lists the jobs on record.\n');
+    const bad = await cli(command, '../x');
+    expect(bad.stderr).toBe('error: "../x" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d, a prefix of it or of its last part, or last\nlocalagents jobs --all lists the jobs on record.\n');
   });
 
   it('a well-formed id with no job → exit 2, naming the id and the folder searched', async () => {
@@ -63,7 +65,7 @@ describe('argument errors', { timeout: 60_000 }, () => {
     expect(await cli('jobs', '--bogus')).toMatchObject({ code: 2, stderr: "error: unknown option '--bogus'\nlocalagents jobs --help shows the options and examples.\n" });
     const unknown = await cli('stauts');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe("error: unknown command 'stauts'\nThe commands are mcp, models, doctor, run, jobs, show, log, cancel, diff, dashboard; localagents --help explains them.\n");
+    expect(unknown.stderr).toBe("error: unknown command 'stauts'\nThe commands are mcp, models, init, doctor, run, jobs, show, log, cancel, diff, merge, prune, dashboard; localagents --help explains them.\n");
   });
 
   it('every command has --help with examples', async () => {

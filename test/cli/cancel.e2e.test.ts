@@ -82,7 +82,7 @@ describe('localagents cancel', { timeout: 120_000 }, () => {
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toBe(
         `error: job ${id} is running inside another localagents server (pid ${owner}), and only that server can cancel it cleanly\n` +
-          `Ask the Claude session that started it to call cancel_job(job_id="${id}"), or run localagents cancel --force ${id} to end its Claude Code process group (pid ${claudePid ?? 0}); the job is then recorded as failed.\n`,
+          `In the Claude Code session that started it, ask Claude to cancel job ${id}; or run localagents cancel --force ${id} to end its Claude Code process group (pid ${claudePid ?? 0}); the job is then recorded as failed.\n`,
       );
       expect(onDisk(id).status).toBe('running');
 

@@ -112,6 +112,6 @@ describe('localagents run on a terminal', { timeout: 120_000 }, () => {
     const report = shown.stdout.slice(shown.stdout.lastIndexOf(SHOW_CURSOR) + SHOW_CURSOR.length);
     expect(report).toMatch(new RegExp(`^job ${id}: cancelled after `));
     expect(report).toContain('files touched: notes.md');
-    expect(report).toContain('error: cancelled on request (cancel_job, localagents cancel or Ctrl-C)');
+    expect(report).toContain('error: cancelled on request');
   });
 });

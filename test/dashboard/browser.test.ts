@@ -1,5 +1,5 @@
 /**
- * The dashboard in a real headless Chromium (Debian's `chromium`, driven by
+ * The dashboard in a real headless Chromium (found by findChromium, driven by
  * playwright-core): the page lists jobs, paginates and sorts them, charts one
  * point per backend request, follows a real job (Claude Code against the
  * simulator) from running to succeeded without a reload, and shows nothing
@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeTestApp, type TestApp } from './dashboard-app.js';
 import { makeRecord, seedJob, sessionRequests } from './fixtures.js';
+import { findChromium } from '../helpers/find-chromium.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = join(REPO_ROOT, 'test-output');
@@ -83,8 +84,9 @@ describe('dashboard in Chromium', () => {
       sessionRequests(FEATURED_REQUESTS, { missAt: 19 }),
     );
     dash = await startDashboard(t.app, { log: silentLogger });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS });
+    // A set locale: the packaged build takes en-US@posix from LANG=C, which Intl rejects.
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
     mkdirSync(OUT, { recursive: true });
   }, 60_000);
 

@@ -53,18 +53,18 @@ describe('localagents models --json', () => {
     const result = await run(['--config', dirs.config, 'models', '--json'], dirs);
     expect(result.code).toBe(0);
     const listing = JSON.parse(result.stdout) as {
-      endpoints: Array<{ endpoint: string; elapsedMs: number; state: string; hostState: string; reason: string; models: Array<{ id: string; context?: number }>; slots?: { total: number; free: number } }>;
+      endpoints: Array<{ endpoint: string; elapsed_ms: number; state: string; host_state: string; reason: string; models: Array<{ id: string; context?: number }>; slots?: { total: number; free: number } }>;
       menu: Array<{ name: string; live_on: string[] }>;
     };
     const by = Object.fromEntries(listing.endpoints.map((e) => [e.endpoint, e]));
     expect(by.gpu).toMatchObject({ state: 'up', slots: { total: 2, free: 2 }, models: [{ id: 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL', context: 131072 }] });
     expect(by.rack).toMatchObject({ state: 'up', models: [{ id: 'glm-5.3', context: 202752 }] });
-    expect(by.off).toMatchObject({ state: 'down', hostState: 'up', reason: `host is up, nothing listens on 127.0.0.1:${dead} (nothing started, or wrong port)` });
-    expect(by.hung).toMatchObject({ state: 'down', hostState: 'up' });
+    expect(by.off).toMatchObject({ state: 'down', host_state: 'up', reason: `host is up, nothing listens on 127.0.0.1:${dead} (nothing started, or wrong port)` });
+    expect(by.hung).toMatchObject({ state: 'down', host_state: 'up' });
     expect(by.hung?.reason).toContain('sent no answer within 1 s');
     expect(listing.menu).toEqual([expect.objectContaining({ name: 'qwen3.8-27b', live_on: ['gpu/unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL'] })]);
     // Every endpoint is probed in parallel and bounded by probe_timeout_s: the slowest answer is the hung one.
-    const slowest = Math.max(...listing.endpoints.map((e) => e.elapsedMs));
+    const slowest = Math.max(...listing.endpoints.map((e) => e.elapsed_ms));
     expect(slowest).toBeGreaterThanOrEqual(1000);
     expect(slowest).toBeLessThan(1000 + 200);
   });

@@ -72,12 +72,16 @@ describe('buildSessionEnv', () => {
 describe('compactionWarning', () => {
   it('warns when the endpoint env makes Claude Code thrash, and stays quiet for localagents\' own choice', () => {
     const ours = buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: 32_768, endpointEnv: undefined, parentEnv: {} });
-    expect(compactionWarning(ours)).toBeUndefined();
+    expect(compactionWarning(ours, undefined)).toBeUndefined();
+    // A window so small that localagents' own pick (1024) cannot help: not the user's doing, no advice to remove it.
+    const tiny = buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: 16_384, endpointEnv: undefined, parentEnv: {} });
+    expect(tiny.CLAUDE_CODE_MAX_OUTPUT_TOKENS).toBe('1024');
+    expect(compactionWarning(tiny, undefined)).toBeUndefined();
     const theirs = buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: 32_768, endpointEnv: { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '32000' }, parentEnv: {} });
-    expect(compactionWarning(theirs)).toBe(
+    expect(compactionWarning(theirs, { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '32000' })).toBe(
       'CLAUDE_CODE_MAX_OUTPUT_TOKENS=32000 with a 32768-token window puts Claude Code\'s auto-compact threshold at -232 tokens: ' +
         'expect "Autocompact is thrashing". Remove it from the endpoint\'s env (localagents picks 8192) or lower it.',
     );
-    expect(compactionWarning(buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: undefined, endpointEnv: undefined, parentEnv: {} }))).toBeUndefined();
+    expect(compactionWarning(buildSessionEnv({ baseUrl: 'u', servedModel: 'm', context: undefined, endpointEnv: undefined, parentEnv: {} }), undefined)).toBeUndefined();
   });
 });

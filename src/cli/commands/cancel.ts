@@ -12,9 +12,9 @@ import type { Command } from 'commander';
 import type { App } from '../../app.js';
 import { errorMessage } from '../../errors.js';
 import { FINISHED, type JobRecord } from '../../jobs/job-record.js';
-import { jobView } from '../../mcp/job-view.js';
+
 import type { CliContext, GlobalOptions } from '../context.js';
-import { jobReport } from '../format-job.js';
+import { jobJson, jobReport } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printError, printJson, printNote } from '../output.js';
 import { runHostPid } from '../run-host.js';
@@ -70,14 +70,14 @@ async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOu
       refused: {
         message: where,
         hint: record.status === 'running' && record.claude_pid !== undefined
-          ? `Ask the Claude session that started it to call cancel_job(job_id="${record.id}"), or run localagents cancel --force ${record.id} to end its Claude Code process group (pid ${record.claude_pid}); the job is then recorded as failed.`
-          : `Ask the Claude session that started it to call cancel_job(job_id="${record.id}").`,
+          ? `In the Claude Code session that started it, ask Claude to cancel job ${record.id}; or run localagents cancel --force ${record.id} to end its Claude Code process group (pid ${record.claude_pid}); the job is then recorded as failed.`
+          : `In the Claude Code session that started it, ask Claude to cancel job ${record.id}.`,
       },
     };
   }
   // A negative pid signals the whole group: Claude Code and the shells and tools it started.
   const failed = signal(-record.claude_pid, 'SIGTERM');
-  if (failed) return { record, refused: { message: `could not signal Claude Code's process group ${record.claude_pid}: ${failed}`, hint: `Ask the Claude session that started it to call cancel_job(job_id="${record.id}").` } };
+  if (failed) return { record, refused: { message: `could not signal Claude Code's process group ${record.claude_pid}: ${failed}`, hint: `In the Claude Code session that started it, ask Claude to cancel job ${record.id}.` } };
   printNote(`sent SIGTERM to Claude Code's process group ${record.claude_pid}; server pid ${record.owner_pid} will record job ${record.id} as failed…`);
   return { record: await untilFinished(app, record.id, STOP_WAIT_MS) };
 }
@@ -86,13 +86,13 @@ export function registerCancel(program: Command, ctx: CliContext): void {
   program
     .command('cancel')
     .description('stop a running or queued job (its Claude Code process and the commands it started end; work already written stays)')
-    .argument('<job>', 'job id (see localagents jobs)')
+    .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('--force', "for a job of an MCP server: end its Claude Code process group (recorded as failed, not cancelled)")
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', `
 A job started by localagents run is cancelled cleanly (its run process gets
 SIGTERM). A job of an MCP server can only be cancelled cleanly by that server:
-ask its Claude session to call cancel_job, or use --force.
+ask Claude in the session that started it to cancel it, or use --force.
 Exit code: 0 when the job is no longer running, 1 otherwise.
 
 Examples:
@@ -107,7 +107,7 @@ Examples:
           return;
         }
         if (outcome.note) printNote(outcome.note);
-        if (opts.json) printJson(jobView(outcome.record));
+        if (opts.json) printJson(jobJson(outcome.record));
         else print(jobReport(outcome.record));
         ctx.exitCode = FINISHED.has(outcome.record.status) ? 0 : 1;
       }),

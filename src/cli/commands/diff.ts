@@ -51,7 +51,7 @@ export function registerDiff(program: Command, ctx: CliContext): void {
   program
     .command('diff')
     .description("git diff of a worktree job's changes against the commit it started from (new files included)")
-    .argument('<job>', 'job id of a job run with --isolation worktree')
+    .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('--stat', 'only the diffstat')
     .option('--json', 'print {job_id, worktree, branch, base_commit, diff} as JSON')
     .addHelpText('after', '\nExamples:\n  localagents diff 20261129-111500-7gk2mq4xrz9d\n  localagents diff 20261129-111500-7gk2mq4xrz9d --stat\n  localagents diff 20261129-111500-7gk2mq4xrz9d | git apply --check   # would it apply to your tree?')

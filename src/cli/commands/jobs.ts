@@ -1,9 +1,8 @@
 /** `localagents jobs` and `localagents show JOB`: the records, as a table or one page. */
 import type { Command } from 'commander';
 import { FINISHED } from '../../jobs/job-record.js';
-import { jobView } from '../../mcp/job-view.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { jobDetails, jobTable } from '../format-job.js';
+import { jobDetails, jobJson, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson, printNote, processTerminal } from '../output.js';
 import { withApp } from '../with-app.js';
@@ -23,7 +22,7 @@ export function registerJobs(program: Command, ctx: CliContext): void {
           for (const d of damaged) printNote(`damaged job record ${d.id}: ${d.file}: ${d.problem}`);
         };
         if (opts.json) {
-          printJson(records.map(jobView));
+          printJson(records.map(jobJson));
           return reportDamaged();
         }
         if (records.length > 0) {
@@ -39,13 +38,13 @@ export function registerJobs(program: Command, ctx: CliContext): void {
   program
     .command('show')
     .description('one job: status, result, files touched, worktree and where its logs are')
-    .argument('<job>', 'job id (see localagents jobs --all)')
+    .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', '\nExamples:\n  localagents show 20261129-111500-7gk2mq4xrz9d\n  localagents show 20261129-111500-7gk2mq4xrz9d --json | jq .worktree')
     .action((id: string, opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const record = await loadJob(app, id);
-        if (opts.json) printJson(jobView(record));
+        if (opts.json) printJson(jobJson(record));
         else print(jobDetails(record, app.store.paths(record.id)));
       }),
     );

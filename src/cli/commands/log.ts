@@ -42,7 +42,7 @@ export function registerLog(program: Command, ctx: CliContext): void {
   program
     .command('log')
     .description("a job's transcript: assistant text, thinking (shortened), tool calls and results, backend errors")
-    .argument('<job>', 'job id (see localagents jobs --all)')
+    .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('-f, --follow', 'keep printing new lines until the job ends (works for jobs of any localagents process)')
     .option('-n, --lines <n>', 'only the last n lines (before following)')
     .addHelpText('after', '\nExamples:\n  localagents log 20261129-111500-7gk2mq4xrz9d\n  localagents log 20261129-111500-7gk2mq4xrz9d -f\n  localagents log 20261129-111500-7gk2mq4xrz9d -n 20')

@@ -12,9 +12,9 @@ import type { App } from '../../app.js';
 import { BadArgumentError, errorMessage } from '../../errors.js';
 import { FINISHED, ISOLATIONS, type Isolation, type JobRecord } from '../../jobs/job-record.js';
 import { createLogger } from '../../log.js';
-import { jobView } from '../../mcp/job-view.js';
+
 import type { CliContext, GlobalOptions } from '../context.js';
-import { jobReport } from '../format-job.js';
+import { jobJson, jobReport } from '../format-job.js';
 import { choiceOf, detachedText, interruptQuestion } from '../follow/interrupt.js';
 import { createJobWatch } from '../follow/job-watch.js';
 import { plainDisplay, quietDisplay, ttyDisplay, type RunDisplay } from '../follow/run-display.js';
@@ -151,7 +151,7 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
       if (mode === 'json') printNote(startLine);
       else display.note(mode === 'quiet' ? `${startLine}\nlocalagents log ${started.id} -f follows it from another shell` : startLine);
       const { record, detached } = await follow(app, started, mode, term, display);
-      if (mode === 'json') printJson(jobView(record));
+      if (mode === 'json') printJson(jobJson(record));
       else if (!detached) print(jobReport(record));
       ctx.exitCode = record.status === 'succeeded' ? 0 : 1;
     } finally {
@@ -163,7 +163,7 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
 export function registerRun(program: Command, ctx: CliContext): void {
   program
     .command('run')
-    .description('start a delegated Claude Code job on a local model (as run_agent does) and show it until it ends')
+    .description('start a delegated Claude Code job on a local model (as a delegation from Claude Code does) and show it until it ends')
     .argument('<task>', 'the brief: goal, files, how to verify; - reads it from stdin')
     .option('--model <name>', 'served id, glob, fuzzy name or models.yaml menu name (default: defaults.model, else the first live endpoint)')
     .option('--endpoint <name>', 'pin the job to this endpoint')

@@ -50,6 +50,8 @@ export async function serve(ctx: CliContext, opts: ServeOptions): Promise<void> 
         await handle.close();
       } else {
         await Promise.race([serveStdio(createMcpServer(app, ctx.version)), untilSignal()]);
+        // An open stdin would keep the process alive after a signal: the first Ctrl-C or SIGTERM must end it.
+        process.stdin.destroy();
       }
     } finally {
       await dashboard?.close();

@@ -1,11 +1,12 @@
 /**
  * The Claude Code plugin in this repository: the bundled Claude Code accepts
- * its manifests and sees the MCP server and the skill, and the launcher the
- * manifest names starts a working MCP server both from a built tree and from
- * a bare checkout (no dist/, as a plugin installed from git has).
+ * its manifests and sees the MCP server and the skill; the launcher the
+ * manifest names starts the committed single-file server with nothing but the
+ * plugin folder (no node_modules, no dist/), says why on its first stderr line
+ * when it cannot, and the committed bundle is built from the current src/.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, copyFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, copyFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
+import { BUNDLE, bundleText } from '../../scripts/bundle.mjs';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -54,13 +56,27 @@ describe('Claude Code plugin', () => {
     expect(await toolsFromLauncher(join(REPO_ROOT, 'plugin', 'start-mcp.mjs'))).toContain('run_agent');
   }, 60_000);
 
-  it('starts the MCP server from a checkout that was never built', async () => {
-    // A plugin installed from git: sources and node_modules (Claude Code runs npm ci), no dist/.
+  it('starts the MCP server from the plugin folder alone: no node_modules, no dist/', async () => {
     const checkout = mkdtempSync(join(tmpdir(), 'la-checkout-'));
     mkdirSync(join(checkout, 'plugin'));
-    copyFileSync(join(REPO_ROOT, 'plugin', 'start-mcp.mjs'), join(checkout, 'plugin', 'start-mcp.mjs'));
-    for (const entry of ['src', 'node_modules', 'package.json']) symlinkSync(join(REPO_ROOT, entry), join(checkout, entry));
+    for (const file of ['plugin/start-mcp.mjs', 'plugin/localagents.mjs', 'package.json']) copyFileSync(join(REPO_ROOT, file), join(checkout, file));
     const tools = await toolsFromLauncher(join(checkout, 'plugin', 'start-mcp.mjs'));
     expect(tools).toEqual(expect.arrayContaining(['list_models', 'run_agent', 'wait_job', 'job_log']));
+  }, 60_000);
+
+  it('says why it cannot start on the first stderr line (what /mcp shows)', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'la-broken-'));
+    mkdirSync(join(checkout, 'plugin'));
+    copyFileSync(join(REPO_ROOT, 'plugin', 'start-mcp.mjs'), join(checkout, 'plugin', 'start-mcp.mjs'));
+    const run = spawnSync(process.execPath, [join(checkout, 'plugin', 'start-mcp.mjs')], { encoding: 'utf8', input: '', timeout: 30_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr.split('\n')[0]).toBe(`localagents cannot start: ${join(checkout, 'plugin', 'localagents.mjs')} is missing (an incomplete plugin copy)`);
+  });
+
+  it('ships a bundle built from the current src/ (npm run bundle)', async () => {
+    const fresh = await bundleText();
+    const committed = readFileSync(BUNDLE, 'utf8');
+    // Compared by equality, not printed: the bundle is megabytes.
+    expect(committed === fresh, 'plugin/localagents.mjs is stale: run npm run bundle and commit it').toBe(true);
   }, 60_000);
 });

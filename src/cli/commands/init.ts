@@ -1,0 +1,55 @@
+/** `localagents init`: find model servers on this machine and write a commented models.yaml where the loader looks. */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { detectServers, USUAL_PORTS } from '../../backends/detect.js';
+import { initFileText, writeNewConfig } from '../../config/init-file.js';
+import { CONFIG_ENV_VAR, CONFIG_FILE_NAME, userConfigDir } from '../../config/locate.js';
+import { BadArgumentError } from '../../errors.js';
+import type { CliContext, GlobalOptions } from '../context.js';
+import { print, printJson } from '../output.js';
+
+/** Where the loader will find it: --config, then $LOCALAGENTS_CONFIG, else the user config dir (XDG_CONFIG_HOME). */
+function targetPath(ctx: CliContext, configOption: string | undefined): string {
+  const explicit = configOption ?? ctx.env[CONFIG_ENV_VAR];
+  if (explicit) return resolve(ctx.cwd, explicit);
+  return join(userConfigDir(ctx.env, ctx.env.HOME ?? homedir()), CONFIG_FILE_NAME);
+}
+
+export function registerInit(program: Command, ctx: CliContext): void {
+  program
+    .command('init')
+    .description('look for model servers on the usual local ports and write a commented models.yaml (never overwrites one)')
+    .option('--ports <list>', 'also try these ports on 127.0.0.1, comma-separated')
+    .option('--json', 'machine-readable output')
+    .addHelpText('after', `
+Ports tried on 127.0.0.1: ${USUAL_PORTS.map((p) => `${p.port} (${p.usually})`).join(', ')}.
+The file goes where localagents looks for it: --config PATH, else $LOCALAGENTS_CONFIG,
+else $XDG_CONFIG_HOME/localagents/models.yaml (~/.config/localagents/models.yaml).
+
+Examples:
+  localagents init
+  localagents init --ports 8081,9000
+  localagents --config ./models.yaml init`)
+    .action(async (opts: { json?: boolean; ports?: string }) => {
+      const path = targetPath(ctx, program.opts<GlobalOptions>().config);
+      const extra = (opts.ports ? opts.ports.split(',') : []).map((p) => {
+        const n = Number(p.trim());
+        if (!Number.isInteger(n) || n < 1 || n > 65_535) throw new BadArgumentError('--ports', `--ports takes port numbers (1-65535) separated by commas, not "${p}"`);
+        return n;
+      });
+      const ports = [...new Set([...USUAL_PORTS.map((p) => p.port), ...extra])];
+      const found = await detectServers('127.0.0.1', ports);
+      await writeNewConfig(path, initFileText(found));
+      if (opts.json) {
+        printJson({ path, found });
+        return;
+      }
+      const lines = [`looked on 127.0.0.1 at ports ${ports.join(', ')}:`];
+      if (found.length === 0) lines.push('  no model server answered');
+      for (const server of found) lines.push(`  found ${server.backend} at ${server.baseUrl}${server.models.length ? `, serving ${server.models.join(', ')}` : ''}`);
+      lines.push(`wrote ${path}${found.length ? '' : ' (with commented examples: uncomment one once a server runs)'}`);
+      lines.push('Next: localagents doctor checks it; localagents models shows what each server serves.');
+      print(lines.join('\n'));
+    });
+}

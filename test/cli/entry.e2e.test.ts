@@ -1,0 +1,74 @@
+/**
+ * How a person meets the command: bare `localagents` on a terminal says what it
+ * is and what to try (and is still the MCP server on pipes, as Claude Code
+ * starts it); one Ctrl-C or one SIGTERM ends the server even while stdin stays
+ * open; --version, `help <command>`, and a did-you-mean for a typo.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, REPO_ROOT, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
+import { runCli, runCliInPty, type CliOptions } from './cli-process.js';
+
+const INIT_REQUEST = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pty', version: '1' } } })}\n`;
+
+describe('the localagents command itself', { timeout: 120_000 }, () => {
+  let dirs: E2EDirs;
+  let opts: CliOptions;
+
+  beforeAll(() => {
+    dirs = makeDirs();
+    writeConfig(dirs, 'endpoints: {}\n');
+    opts = { cwd: dirs.repo, env: serverEnv(dirs, { LOCALAGENTS_CONFIG: dirs.config }) };
+  });
+  afterAll(() => undefined);
+
+  it('bare on a terminal: what it is and the commands to try, then exits 0', async () => {
+    const result = await runCliInPty([], [], opts);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('localagents: the MCP server that runs delegated Claude Code sessions');
+    expect(result.stdout).toContain('localagents doctor --self-test');
+    expect(result.stdout).toContain('localagents init');
+  });
+
+  it('on a terminal, `localagents mcp` serves MCP and the first Ctrl-C ends it', async () => {
+    const result = await runCliInPty(['mcp'], [{ wait: '', send: INIT_REQUEST }, { wait: '"serverInfo"', send: '\u0003' }], opts);
+    expect(result.stdout).toContain('"serverInfo"');
+    expect(result.code).toBe(0);
+  });
+
+  it('on pipes it is the MCP server; one SIGTERM ends it while stdin stays open', async () => {
+    const child = spawn(process.execPath, [BIN], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdin.write(INIT_REQUEST);
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('"protocolVersion"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain('"serverInfo"');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    // Generous: only "it ends on the first signal" matters, not how fast on a loaded machine.
+    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 20_000))]);
+    if (code === 'still running') child.kill('SIGKILL');
+    expect(code).toBe(0);
+    child.stdin.end();
+  });
+
+  it('--version, help <command>, and did-you-mean for an unknown command', async () => {
+    const version = await runCli(['--version'], opts);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    const help = await runCli(['help', 'run'], opts);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: localagents run');
+    const typo = await runCli(['modles'], opts);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.split('\n')[0]).toBe("error: unknown command 'modles' — did you mean models?");
+  });
+
+  it('dashboard --help states each default once', async () => {
+    const help = await runCli(['dashboard', '--help'], opts);
+    expect(help.stdout).toContain('--port <n>  port to listen on (default: any free port)\n');
+    expect(help.stdout).not.toMatch(/\(default: [^)]*\) \(default:/);
+  });
+});
