@@ -94,6 +94,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
     defaults: defaultsSchema.parse(writtenDefaults),
     searched: location.searched,
     warnings,
+    handWrittenEndpoints: (location.path !== undefined ? files[0]?.config?.endpoints : undefined) ?? {},
   };
 }
 

@@ -26,7 +26,12 @@ export interface CompleteResult {
   readonly usage: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number };
   readonly model: string;
   readonly endpoint: string;
+  /** What was asked of the backend: the request's, else the default, never above the model's window. */
+  readonly max_tokens: number;
 }
+
+/** The original localagents' default; a one-shot answer should not be cut at a page. */
+export const DEFAULT_COMPLETE_MAX_TOKENS = 4096;
 
 interface MessageBody {
   content?: Array<{ type?: string; text?: string }>;
@@ -47,10 +52,11 @@ export async function localComplete(deps: { loadConfig: () => Promise<Config>; p
     context: candidate.context,
     log: nullRequestLog,
   });
+  const maxTokens = Math.min(req.maxTokens ?? DEFAULT_COMPLETE_MAX_TOKENS, candidate.context ?? Number.POSITIVE_INFINITY);
   try {
     const body = {
       model: candidate.model.id,
-      max_tokens: req.maxTokens ?? 1024,
+      max_tokens: maxTokens,
       messages: [{ role: 'user', content: req.prompt }],
       ...(req.system !== undefined ? { system: req.system } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
@@ -68,7 +74,7 @@ export async function localComplete(deps: { loadConfig: () => Promise<Config>; p
       });
     }
     const text = (answer.content ?? []).filter((b) => b.type === 'text').map((b) => b.text ?? '').join('');
-    return { text, stop_reason: answer.stop_reason ?? null, usage: answer.usage ?? {}, model: candidate.model.id, endpoint: candidate.endpoint.name };
+    return { text, stop_reason: answer.stop_reason ?? null, usage: answer.usage ?? {}, model: candidate.model.id, endpoint: candidate.endpoint.name, max_tokens: maxTokens };
   } finally {
     route.close();
   }
