@@ -5,6 +5,7 @@
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { bundledClaudePath, claudeVersion } from '../jobs/claude-binary.js';
+import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
@@ -26,6 +27,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
   }
 
   if (config) {
+    checks.push({ name: 'setting sources', ok: true, detail: `jobs load Claude Code settings from ${describeSources(config.defaults.setting_sources)}`, fixes: [] });
     const probes = await app.prober.probeAll(config);
     for (const p of probes) {
       const fixes: string[] = [];

@@ -61,7 +61,13 @@ export const jobRecordSchema = z.object({
     endpoint: z.string().optional(),
     context: z.number().optional(),
     context_source: z.string().optional(),
+    /** Which endpoint was used and why (pinned, preferred, warm cache, most free capacity…). */
+    endpoint_reason: z.string().optional(),
+    /** The menu entry the request resolved through, whose permission_mode, max_turns and env apply. */
+    menu_entry: z.string().optional(),
   }),
+  /** The folder with this job's transcript.txt, events.jsonl and requests.jsonl. */
+  log_dir: z.string().optional(),
   cwd: z.string(),
   /** Where the session ran: `cwd`, or its counterpart inside the worktree. */
   work_dir: z.string().optional(),
@@ -86,6 +92,8 @@ export const jobRecordSchema = z.object({
   metrics: metricsDeltaSchema.optional(),
   queue: z.object({ position: z.number(), waiting_for: z.string() }).optional(),
   warnings: z.array(z.string()),
+  /** Claude Code settings sources the session loads (defaults.setting_sources). */
+  setting_sources: z.array(z.string()).optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** The server process that runs the job; a record left `running` by a dead owner is `interrupted`. */
