@@ -143,6 +143,13 @@ describe("the original localagents' models.yaml and sidecar", () => {
   it("run_agent through the menu entry: its preferred endpoint is down, so another serving it is used; its env, max_turns and permission_mode apply; the user's CLAUDE.md stays out", async () => {
     sim.setScript([{ toolUse: { name: 'Bash', input: { command: 'echo "mark=$COMPAT_MARK endpoint=$COMPAT_ENDPOINT_MARK"', description: 'Print the marks' } } }, { text: 'done' }]);
     const record = ok(await server.call('run_agent', { task: 'Print the marks, then say done.', model: 'qwen3.8-27b', wait_s: 100 }));
+    // The menu entry's env wins over the endpoint's; the endpoint's other keys still apply.
+    const bodies = sim.requests.filter((r) => r.path === '/v1/messages').map((r) => r.bodyText);
+    expect(bodies.some((b) => b.includes('mark=from-menu-entry endpoint=from-endpoint'))).toBe(true);
+    // Project CLAUDE.md reaches the model; the user's own does not.
+    expect(bodies.some((b) => b.includes(PROJECT_MARK))).toBe(true);
+    expect(bodies.some((b) => b.includes(USER_MARK))).toBe(false);
+
     expect(record).toMatchObject({
       status: 'succeeded',
       result: 'done',
@@ -153,13 +160,6 @@ describe("the original localagents' models.yaml and sidecar", () => {
     });
     const model = record.model as { endpoint_reason: string };
     expect(model.endpoint_reason).toMatch(/^preferred endpoint dgx is down \(.+\); gpu is the only endpoint serving the model$/);
-
-    // The menu entry's env wins over the endpoint's; the endpoint's other keys still apply.
-    const bodies = sim.requests.filter((r) => r.path === '/v1/messages').map((r) => r.bodyText);
-    expect(bodies.some((b) => b.includes('mark=from-menu-entry endpoint=from-endpoint'))).toBe(true);
-    // Project CLAUDE.md reaches the model; the user's own does not.
-    expect(bodies.some((b) => b.includes(PROJECT_MARK))).toBe(true);
-    expect(bodies.some((b) => b.includes(USER_MARK))).toBe(false);
 
     const logDir = String(record.log_dir);
     expect(logDir).toBe(join(dirs.state, 'jobs', String(record.id)));
