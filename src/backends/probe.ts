@@ -8,6 +8,7 @@ import type { Config, Endpoint } from '../config/schema.js';
 import { classifyConnectFailure } from './connect-failure.js';
 import { httpGet } from './http-get.js';
 import { probeLlamaCpp } from './llama-cpp.js';
+import { probeOllama } from './ollama.js';
 import { probeOther } from './other.js';
 import type { BackendProber, ProbeContext } from './probe-context.js';
 import type { EndpointProbe } from './types.js';
@@ -16,6 +17,7 @@ import { probeVllm } from './vllm.js';
 const PROBERS: Record<Endpoint['backend'], BackendProber> = {
   'llama.cpp': probeLlamaCpp,
   vllm: probeVllm,
+  ollama: probeOllama,
   other: probeOther,
 };
 

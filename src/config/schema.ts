@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-export const BACKENDS = ['llama.cpp', 'vllm', 'other'] as const;
+export const BACKENDS = ['llama.cpp', 'vllm', 'ollama', 'other'] as const;
 export type BackendKind = (typeof BACKENDS)[number];
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] as const;

@@ -76,7 +76,7 @@ function originalSidecar(downUrl: string): string {
 endpoints:
   spare:
     base_url: ${downUrl}
-    backend: other
+    backend: ollama
     host: local
 models:
   devstral:
