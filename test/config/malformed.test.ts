@@ -126,14 +126,14 @@ const CASES: readonly Case[] = [
   {
     name: 'bad backend name',
     yaml: 'endpoints:\n  gpu:\n    base_url: http://gpu-box:8080\n    backend: sglang\n',
-    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "other", got string "sglang"',
+    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "ollama", "other", got string "sglang"',
     line: 4,
     key: 'endpoints.gpu.backend',
   },
   {
     name: 'backend name misspelt',
     yaml: 'endpoints:\n  gpu:\n    base_url: http://gpu-box:8080\n    backend: llamacpp\n',
-    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "other", got string "llamacpp" — did you mean "llama.cpp"?',
+    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "ollama", "other", got string "llamacpp" — did you mean "llama.cpp"?',
     line: 4,
     key: 'endpoints.gpu.backend',
   },
