@@ -11,6 +11,7 @@ import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
 import { createJobManager, type JobManager } from './jobs/job-manager.js';
 import { createJobStore, stateDirFrom, type JobStore } from './jobs/job-store.js';
+import type { LiveThresholds } from './jobs/live-requests.js';
 import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/local-complete.js';
 import type { Logger } from './log.js';
 import { modelAvailability, type ModelAvailability } from './registry/availability.js';
@@ -25,6 +26,8 @@ export interface AppOptions {
   readonly stateDir?: string | undefined;
   readonly claudeExecutable?: string | undefined;
   readonly queuePollMs?: number | undefined;
+  /** When an open backend request is flagged silent or runaway (default: 60 s; 4× the longest turn and 4,000 tokens). */
+  readonly liveThresholds?: LiveThresholds | undefined;
   /** Replaces reading models.yaml (the self-test builds its Config in memory and writes no file). */
   readonly loadConfig?: (() => Promise<Config>) | undefined;
 }
@@ -62,6 +65,7 @@ export function createApp(options: AppOptions): App {
     defaultCwd: options.cwd,
     claudeExecutable: options.claudeExecutable,
     queuePollMs: options.queuePollMs,
+    liveThresholds: options.liveThresholds,
   });
 
   const listModels = async (): Promise<ModelListing> => {

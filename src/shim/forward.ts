@@ -11,6 +11,7 @@ import { readBodyView, writeBody } from './json-body.js';
 import { answerProblem, requestFacts, writeLog, type RequestFacts } from './request-entry.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
+import { createRequestProgress } from './request-progress.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
 import { translateBackendError, unreachableBackendError } from './translate/backend-error.js';
@@ -23,6 +24,8 @@ export interface RouteState {
   readonly spec: RouteSpec;
   /** Prompt size of the last answered request: a cheap first guess of the next one's. */
   lastPrompt: { tokens: number; bytes: number } | undefined;
+  /** /v1/messages requests opened on this route so far (numbers them). */
+  messagesOpened: number;
 }
 
 /** Error bodies are small; a backend streaming a gigabyte of "error" is cut here. */
@@ -113,6 +116,13 @@ export async function forwardRequest(
   const isMessages = method === 'POST' && pathname === '/v1/messages';
   const isCount = method === 'POST' && pathname === '/v1/messages/count_tokens';
   const raw = await readBody(req);
+  const request = isMessages ? ++route.messagesOpened : undefined;
+  // Only when someone watches (a job): the observer decodes every SSE data line.
+  const progress = request === undefined || spec.onRequestStart === undefined ? undefined : createRequestProgress({ request, backend: spec.endpoint.backend, requestBytes: raw.length });
+  if (progress !== undefined) {
+    spec.onRequestStart?.(progress);
+    res.on('close', () => progress.end()); // also when the forwarder throws: the live view never keeps a dead request
+  }
 
   let body = raw;
   let facts: RequestFacts | undefined;
@@ -135,7 +145,7 @@ export async function forwardRequest(
         if (clamp.overflow !== undefined) {
           const error = contextOverflowError(clamp.overflow.promptTokens, clamp.overflow.maxPromptTokens);
           sendError(res, error);
-          writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message });
+          writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message, errorSource: 'http', request });
           return;
         }
         if (clamp.changed) {
@@ -169,18 +179,19 @@ export async function forwardRequest(
   } catch (err) {
     res.off('close', onClientGone);
     if (clientGone.signal.aborted) {
-      writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'] });
+      writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'], request });
       return;
     }
     const failure = classifyConnectFailure(err, endpointUrl.host, 10);
     const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
     sendError(res, error);
-    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message });
+    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message, errorSource: 'connect', request });
     return;
   }
   clientGone.signal.addEventListener('abort', () => upstream.body.destroy(), { once: true });
 
   const status = upstream.statusCode;
+  progress?.headers(status);
   if (status >= 400) {
     const text = redactKey(await readCapped(upstream.body, MAX_ERROR_BODY), spec.endpoint.apiKey);
     if (isCount && (status === 404 || status === 405 || status === 501)) {
@@ -198,6 +209,9 @@ export async function forwardRequest(
       extra: translated.kind === 'passthrough' ? extra : [...extra, `translated backend ${status} (${translated.kind}) → ${translated.status}`],
       original: translated.original.slice(0, 300),
       error: translated.body.error.message,
+      errorSource: 'http',
+      backendStatus: status,
+      request,
     });
     return;
   }
@@ -225,9 +239,11 @@ export async function forwardRequest(
         lineBytes = lf === -1 ? lineBytes + buf.length : buf.length - lf - 1;
         if (lineBytes > MAX_SSE_LINE) throw new Error(`an SSE line longer than ${MAX_SSE_LINE} bytes without a line end`);
         tracker.push(buf);
+        progress?.push(buf);
         out = rewriter.push(buf);
         if (keyBytes !== undefined && out.includes(keyBytes)) out = Buffer.from(redactKey(out.toString('utf8'), apiKey));
       } else if (jsonKept <= MAX_JSON_KEPT) {
+        progress?.touch();
         jsonKept += buf.length;
         jsonChunks.push(buf);
       } else if (jsonChunks.length > 0) jsonChunks.length = 0; // too big to parse for usage: stop keeping it
@@ -268,6 +284,9 @@ export async function forwardRequest(
     extra: cut === undefined ? extra : [...extra, clientGone.signal.aborted ? 'client closed the connection' : 'stream cut by the backend'],
     // The tracker saw the backend's bytes before redaction; the log gets the redacted words.
     error: clientGone.signal.aborted ? undefined : redactKey(cut ?? usage?.error?.message ?? problem ?? '', apiKey) || undefined,
+    original: cut === undefined && usage?.error?.original !== undefined ? redactKey(usage.error.original, apiKey) : undefined,
+    errorSource: cut !== undefined ? 'cut' : usage?.error !== undefined ? 'stream' : 'answer',
+    request,
   });
   if (cut !== undefined && !clientGone.signal.aborted) log.warn('shim: %s answer from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
 }

@@ -14,8 +14,13 @@ export interface Usage {
   cache_creation_input_tokens?: number | undefined;
 }
 
+/** Where a failed request's error came from. */
+export type ErrorSource = 'http' | 'stream' | 'cut' | 'connect' | 'answer';
+
 export interface RequestLogEntry {
   readonly t: string;
+  /** 1-based number of the /v1/messages request within the job (the live view's `request`). */
+  readonly request?: number | undefined;
   readonly path: string;
   readonly method: string;
   readonly model: string | undefined;
@@ -32,6 +37,10 @@ export interface RequestLogEntry {
   /** What the backend said when we translated its answer (first 300 characters). */
   readonly original_error?: string | undefined;
   readonly error?: string | undefined;
+  /** http: an error status; stream: an error event inside a 200 stream; cut: the stream broke off; connect: no answer; answer: a malformed 200. */
+  readonly error_source?: ErrorSource | undefined;
+  /** The backend's own status when the shim answered with another (503 Loading model → 529). */
+  readonly backend_status?: number | undefined;
 }
 
 export interface RequestLog {
