@@ -71,7 +71,7 @@ export function createApp(options: AppOptions): App {
   const listModels = async (): Promise<ModelListing> => {
     const config = await load();
     const probes = await prober.probeAll(config);
-    return buildModelList(config, probes, (endpoint) => jobs.endpointJobs(endpoint));
+    return buildModelList(config, probes, (endpoint) => jobs.endpointJobs(endpoint), options.cwd);
   };
 
   return {

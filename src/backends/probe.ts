@@ -9,6 +9,7 @@ import { BackendAnswerError } from './answer-body.js';
 import { classifyConnectFailure } from './connect-failure.js';
 import { httpGet } from './http-get.js';
 import { probeLlamaCpp } from './llama-cpp.js';
+import { probeOllama } from './ollama.js';
 import { probeOther } from './other.js';
 import { findings, type BackendProber, type ProbeContext, type ProbeFindings } from './probe-context.js';
 import type { EndpointProbe } from './types.js';
@@ -17,6 +18,7 @@ import { probeVllm } from './vllm.js';
 const PROBERS: Record<Endpoint['backend'], BackendProber> = {
   'llama.cpp': probeLlamaCpp,
   vllm: probeVllm,
+  ollama: probeOllama,
   other: probeOther,
 };
 

@@ -15,6 +15,7 @@ export type ContextSource =
   | 'llama.cpp /props n_ctx (per slot)'
   | 'llama.cpp /slots n_ctx'
   | 'vllm max_model_len'
+  | 'ollama /api/ps context_length'
   | 'models.yaml context'
   | 'unknown';
 

@@ -5,6 +5,7 @@
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
+import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
@@ -27,6 +28,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
   }
 
   if (config) {
+    checks.push({ name: 'setting sources', ok: true, detail: `jobs load Claude Code settings from ${describeSources(config.defaults.setting_sources)}`, fixes: [] });
     // The same listing list_models returns, so every warning it has reaches the user here too.
     const listing = await app.listModels();
     for (const p of listing.endpoints) {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-export const BACKENDS = ['llama.cpp', 'vllm', 'other'] as const;
+export const BACKENDS = ['llama.cpp', 'vllm', 'ollama', 'other'] as const;
 export type BackendKind = (typeof BACKENDS)[number];
 
 export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'] as const;
@@ -70,7 +70,12 @@ export const modelSchema = z.strictObject({
   endpoint: z.string().min(1).optional(),
   context: z.number().int().min(1024).max(16_777_216).optional(),
   bring_up: z.string().optional(),
+  /** Labels shown in list_models and the menu (the original's `tags`). */
   tags: z.array(z.string()).optional(),
+  /** Applied to jobs that resolve through this entry, over the endpoint's `env` and the defaults. */
+  env: envMap.optional(),
+  max_turns: z.number().int().min(1).max(10_000).optional(),
+  permission_mode: z.enum(PERMISSION_MODES).optional(),
 });
 
 export const DEFAULT_SYSTEM_PROMPT_APPEND = [
@@ -96,7 +101,8 @@ export const defaultsSchema = z.strictObject({
   allowed_key_env: z.array(envVarName).default([]),
   allowed_tools: z.array(name).default(['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'Bash', 'TodoWrite', 'NotebookEdit']),
   disallowed_tools: z.array(name).default(['Agent', 'Task']),
-  setting_sources: z.array(z.enum(SETTING_SOURCES)).default(['user', 'project', 'local']),
+  /** Project and local only, like the original: the user's own ~/.claude settings, hooks and CLAUDE.md stay out of delegated sessions. */
+  setting_sources: z.array(z.enum(SETTING_SOURCES)).default(['project', 'local']),
   max_turns: z.number().int().min(1).max(10_000).default(200),
   timeout_s: z.number().min(1).max(86_400).default(1800),
   probe_timeout_s: z.number().min(0.05).max(60).default(2.5),

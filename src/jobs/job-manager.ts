@@ -10,7 +10,7 @@ import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { resolveModel, type Resolution } from '../registry/resolve.js';
+import { findMenuEntry, resolveModel, type Resolution } from '../registry/resolve.js';
 import type { Shim } from '../shim/routes.js';
 import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
@@ -166,8 +166,16 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   const requestedModel = (q: QueuedJob): string => q.request.model ?? q.record.model.requested ?? '(default)';
 
   const startPlaced = async (q: QueuedJob, resolution: Resolution, seen: Observation): Promise<void> => {
-    const candidate = place({ candidates: resolution.candidates, loadOf: loadOf(seen), warmEndpoint: warmEndpointByTree.get(q.settings.cwd) });
-    if (candidate === undefined) return;
+    const placement = place({
+      candidates: resolution.candidates,
+      loadOf: loadOf(seen),
+      warmEndpoint: warmEndpointByTree.get(q.settings.cwd),
+      pinnedEndpoint: resolution.pinnedEndpoint,
+      preferredEndpoint: resolution.preferredEndpoint,
+      preferredMissing: resolution.preferredMissing,
+    });
+    if (placement === undefined) return;
+    const { candidate } = placement;
     queue.splice(queue.indexOf(q), 1);
     let worktree: PreparedWorktree | undefined;
     const warnings = [...q.record.warnings, ...candidate.model.warnings];
@@ -199,6 +207,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
           endpoint: candidate.endpoint.name,
           context: candidate.context,
           context_source: candidate.contextSource,
+          endpoint_reason: placement.reason,
         },
       },
       paths: q.paths,
@@ -306,7 +315,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     const config = await deps.loadConfig();
     const busy = (id: string): boolean => active.has(id) || queue.some((q) => q.record.id === id);
     const { effective, resumeSession } = await resumeTarget(deps.store, request, busy);
-    const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv);
+    const requested = effective.model ?? config.defaults.model;
+    const menuEntry = requested === undefined ? undefined : findMenuEntry(config, requested);
+    const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv, menuEntry);
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
     const seen = await observe(config);
     const { probes } = seen;
@@ -323,7 +334,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     const record = newQueuedRecord({
       id,
       task: request.task,
-      requestedModel: effective.model ?? config.defaults.model,
+      requestedModel: requested,
+      menuEntry: menuEntry?.name,
+      logDir: deps.store.paths(id).dir,
       settings,
       resumedFrom: request.resumeJob,
       sessionId: resumeSession,

@@ -102,7 +102,13 @@ export const jobRecordSchema = z.object({
     endpoint: z.string().optional(),
     context: z.number().optional(),
     context_source: z.string().optional(),
+    /** Which endpoint was used and why (pinned, preferred, warm cache, most free capacity…). */
+    endpoint_reason: z.string().optional(),
+    /** The menu entry the request resolved through, whose permission_mode, max_turns and env apply. */
+    menu_entry: z.string().optional(),
   }),
+  /** The folder with this job's transcript.txt, events.jsonl and requests.jsonl. */
+  log_dir: z.string().optional(),
   cwd: z.string(),
   /** Where the session ran: `cwd`, or its counterpart inside the worktree. */
   work_dir: z.string().optional(),
@@ -133,6 +139,8 @@ export const jobRecordSchema = z.object({
   warnings: z.array(z.string()),
   /** Which Claude Code ran the session, where it was found, and (once it started) its version. */
   claude_code: z.object({ path: z.string(), source: z.string(), version: z.string().optional() }).optional(),
+  /** Claude Code settings sources the session loads (defaults.setting_sources). */
+  setting_sources: z.array(z.string()).optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** The server process that runs the job; a record left `running` by a dead owner is `interrupted`. */

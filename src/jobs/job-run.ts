@@ -195,8 +195,8 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   timer.unref();
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
-  const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv });
-  const envWarning = compactionWarning(sessionEnv, job.endpoint.env);
+  const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, menuEnv: job.settings.menuEnv, parentEnv: deps.parentEnv });
+  const envWarning = compactionWarning(sessionEnv, { ...job.endpoint.env, ...job.settings.menuEnv });
   if (envWarning !== undefined) {
     update({ warnings: [...job.record.warnings, envWarning] });
     line(`warning: ${envWarning}`);

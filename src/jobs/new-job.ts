@@ -34,6 +34,9 @@ export interface NewJob {
   readonly id: string;
   readonly task: string;
   readonly requestedModel: string | undefined;
+  /** The menu entry the request names, whose settings the job took. */
+  readonly menuEntry: string | undefined;
+  readonly logDir: string;
   readonly settings: JobSettings;
   readonly resumedFrom: string | undefined;
   readonly sessionId: string | undefined;
@@ -47,7 +50,8 @@ export function newQueuedRecord(job: NewJob): JobRecord {
     status: 'queued',
     created_at: new Date().toISOString(),
     task_preview: job.task.slice(0, 200),
-    model: { requested: job.requestedModel },
+    model: { requested: job.requestedModel, menu_entry: job.menuEntry },
+    log_dir: job.logDir,
     cwd: settings.cwd,
     isolation: settings.isolation,
     permission_mode: settings.permissionMode,
@@ -55,6 +59,7 @@ export function newQueuedRecord(job: NewJob): JobRecord {
     timeout_s: settings.timeoutS,
     allowed_tools: [...settings.allowedTools],
     disallowed_tools: [...settings.disallowedTools],
+    setting_sources: [...settings.settingSources],
     resumed_from: job.resumedFrom,
     session_id: job.sessionId,
     num_turns: 0,

@@ -4,7 +4,7 @@
  * limits cannot be widened by an argument.
  */
 import { realpath, stat } from 'node:fs/promises';
-import type { Config, PermissionMode } from '../config/schema.js';
+import type { Config, ModelMenuEntry, PermissionMode } from '../config/schema.js';
 import { BadArgumentError } from '../errors.js';
 import type { Isolation } from './job-record.js';
 import { worktreeSource } from './worktree.js';
@@ -38,6 +38,8 @@ export interface JobSettings {
   readonly worktreeCaches: readonly string[];
   /** defaults.claude_code_path, when models.yaml sets one. */
   readonly claudeCodePath: string | undefined;
+  /** The menu entry's own `env`, applied over the endpoint's. */
+  readonly menuEnv: Readonly<Record<string, string>> | undefined;
 }
 
 /** A real directory, symlinks resolved: the session and the worktree both see the same path. */
@@ -52,11 +54,23 @@ export async function resolveCwd(cwd: string): Promise<string> {
   return realpath(cwd);
 }
 
-export async function settleSettings(request: RunRequest, config: Config, defaultCwd: string, env: Readonly<Record<string, string | undefined>>): Promise<JobSettings> {
+/**
+ * The job's settings: the caller's arguments, else the menu entry the model resolved
+ * through (its permission_mode, max_turns, env), else defaults.
+ */
+export async function settleSettings(
+  request: RunRequest,
+  config: Config,
+  defaultCwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+  menuEntry?: ModelMenuEntry,
+): Promise<JobSettings> {
   const d = config.defaults;
-  const permissionMode = request.permissionMode ?? d.permission_mode;
+  const permissionMode = request.permissionMode ?? menuEntry?.permission_mode ?? d.permission_mode;
+  // Also for a menu entry's: register_model writes the sidecar, and a tool call must not lift the gate.
   if (permissionMode === 'bypassPermissions' && !d.allow_bypass_permissions) {
-    throw new BadArgumentError('permission_mode', 'permission_mode "bypassPermissions" is refused: models.yaml does not set defaults.allow_bypass_permissions: true', {
+    const from = request.permissionMode === undefined && menuEntry?.permission_mode !== undefined ? `models.${menuEntry.name}.permission_mode` : 'permission_mode';
+    throw new BadArgumentError('permission_mode', `${from} "bypassPermissions" is refused: models.yaml does not set defaults.allow_bypass_permissions: true`, {
       hint: 'Use acceptEdits with allowed_tools, as the defaults do.',
       details: { allowed: ['default', 'acceptEdits', 'plan', 'dontAsk'] },
     });
@@ -72,7 +86,7 @@ export async function settleSettings(request: RunRequest, config: Config, defaul
     cwd,
     isolation,
     permissionMode,
-    maxTurns: request.maxTurns ?? d.max_turns,
+    maxTurns: request.maxTurns ?? menuEntry?.max_turns ?? d.max_turns,
     timeoutS: request.timeoutS ?? d.timeout_s,
     allowedTools,
     disallowedTools: disallowed,
@@ -81,5 +95,6 @@ export async function settleSettings(request: RunRequest, config: Config, defaul
     dumpRequests: d.dump_requests || env.LOCALAGENTS_DUMP_REQUESTS === '1',
     worktreeCaches: d.worktree_caches,
     claudeCodePath: d.claude_code_path,
+    menuEnv: menuEntry?.env,
   };
 }

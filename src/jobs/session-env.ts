@@ -33,6 +33,8 @@ export interface SessionEnvInput {
   readonly context: number | undefined;
   /** The endpoint's own `env` from models.yaml, applied last. */
   readonly endpointEnv: Readonly<Record<string, string>> | undefined;
+  /** The menu entry's `env`, applied after the endpoint's: the entry is the more specific setting. */
+  readonly menuEnv?: Readonly<Record<string, string>> | undefined;
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
 }
 
@@ -65,7 +67,7 @@ export function buildSessionEnv(input: SessionEnvInput): Record<string, string> 
     env.CLAUDE_CODE_MAX_CONTEXT_TOKENS = String(input.context);
     env.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(maxOutputTokensFor(input.context));
   }
-  return { ...env, ...input.endpointEnv };
+  return { ...env, ...input.endpointEnv, ...input.menuEnv };
 }
 
 /**

@@ -16,6 +16,7 @@ export function jobView(record: JobRecord): Record<string, unknown> {
 /** One readable paragraph: the job log's human reader and the calling Claude both start here. */
 export function jobSummary(record: JobRecord): string {
   const lines = [`job ${record.id}: ${record.status} after ${elapsedSeconds(record)} s — ${record.model.served ?? record.model.requested ?? 'model pending'}${record.model.endpoint ? ` on ${record.model.endpoint}` : ''}`];
+  if (record.model.endpoint_reason) lines.push(`endpoint: ${record.model.endpoint_reason}`);
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
   if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
@@ -33,6 +34,7 @@ export function jobSummary(record: JobRecord): string {
     for (const [what, command] of Object.entries(record.worktree.commands)) lines.push(`${what}: ${command}`);
   }
   for (const warning of record.warnings) lines.push(`warning: ${warning}`);
+  if (record.log_dir) lines.push(`logs: ${record.log_dir} (transcript.txt, events.jsonl, requests.jsonl)`);
   if (record.result) lines.push(`result: ${record.result}`);
   if (record.error) lines.push(`error: ${record.error}`);
   if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');

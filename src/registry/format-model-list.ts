@@ -16,8 +16,21 @@ function k(n: number | undefined): string {
   return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n);
 }
 
+/** Which settings files a job reads, in words: `user` is the one that brings ~/.claude (CLAUDE.md, hooks) along. */
+export function describeSources(sources: readonly string[]): string {
+  if (sources.length === 0) return 'none (no CLAUDE.md, settings or hooks)';
+  const userNote = sources.includes('user') ? " (user includes the user's own ~/.claude settings, hooks and CLAUDE.md)" : ' (not user: ~/.claude stays out)';
+  return `${sources.join(', ')}${userNote}`;
+}
+
 export function formatModelList(listing: ModelListing, audience: Audience = 'model'): string {
-  const out: string[] = [`config: ${listing.config}`, ...listing.warnings.map((w) => `warning: ${w}`), ''];
+  const out: string[] = [
+    `config: ${listing.config}`,
+    `server cwd (${audience === 'model' ? "run_agent's" : 'the'} default cwd for jobs): ${listing.server_cwd}`,
+    `jobs load Claude Code settings from: ${describeSources(listing.setting_sources)}`,
+    ...listing.warnings.map((w) => `warning: ${w}`),
+    '',
+  ];
   if (listing.endpoints.length === 0) out.push(NO_ENDPOINTS[audience], '');
   for (const e of listing.endpoints) {
     out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${e.reason}`);
@@ -40,7 +53,8 @@ export function formatModelList(listing: ModelListing, audience: Audience = 'mod
     out.push('menu:');
     for (const m of listing.menu) {
       const where = m.live_on.length > 0 ? `live on ${m.live_on.join(', ')}` : `not running${m.host ? ` (start on ${m.host})` : ''}`;
-      out.push(`  ${m.name}${m.name === listing.default_model ? ' (default)' : ''}: ${where}${m.notes ? ` — ${m.notes}` : ''}`);
+      const tags = m.tags.length > 0 ? ` [${m.tags.join(', ')}]` : '';
+      out.push(`  ${m.name}${m.name === listing.default_model ? ' (default)' : ''}${tags}: ${where}${m.notes ? ` — ${m.notes}` : ''}`);
       if (m.live_on.length === 0 && m.bring_up) out.push(`    start: ${m.bring_up}`);
     }
     out.push('');

@@ -24,6 +24,9 @@ export interface MenuListing {
   readonly notes: string;
   readonly host: string | undefined;
   readonly bring_up: string | undefined;
+  readonly tags: readonly string[];
+  /** The endpoint jobs for this entry try first (another serving it is used when that one cannot). */
+  readonly preferred_endpoint: string | undefined;
   /** `endpoint/served-id` pairs where this entry resolves now. */
   readonly live_on: readonly string[];
 }
@@ -33,6 +36,10 @@ export interface ModelListing {
   readonly endpoints: readonly EndpointListing[];
   readonly menu: readonly MenuListing[];
   readonly default_model: string | undefined;
+  /** Where run_agent's default cwd points: the folder this server was started in. */
+  readonly server_cwd: string;
+  /** The Claude Code settings a job loads (defaults.setting_sources); `user` brings ~/.claude in. */
+  readonly setting_sources: readonly string[];
   /** Config problems that did not stop it loading (an unset api_key_env). */
   readonly warnings: readonly string[];
   readonly next_steps: string;
@@ -48,7 +55,12 @@ export const PERSON_NEXT_STEPS =
   'To delegate a task: localagents run --model NAME "the task" from the project to work on, or ask Claude in Claude Code to delegate it to a local model. ' +
   "Treat the local model's work as a draft: review the files it touched (localagents diff JOB for worktree jobs) before relying on it.";
 
-export function buildModelList(config: Config, probes: readonly EndpointProbe[], jobsOf: (endpoint: string) => EndpointJobCounts): ModelListing {
+export function buildModelList(
+  config: Config,
+  probes: readonly EndpointProbe[],
+  jobsOf: (endpoint: string) => EndpointJobCounts,
+  serverCwd: string,
+): ModelListing {
   const endpoints = probes.map((probe) => {
     const endpoint = config.endpoints.find((e) => e.name === probe.endpoint);
     const jobs = jobsOf(probe.endpoint);
@@ -62,15 +74,19 @@ export function buildModelList(config: Config, probes: readonly EndpointProbe[],
   const menu = config.models.map((entry) => {
     const term = entry.served_name ?? entry.name;
     const liveOn = probes
-      .filter((p) => p.state === 'up' && (entry.endpoint === undefined || entry.endpoint === p.endpoint))
+      .filter((p) => p.state === 'up')
       .flatMap((p) => p.models.filter((m) => matchName(term, [m.id, ...m.aliases]) !== undefined).map((m) => `${p.endpoint}/${m.id}`));
-    return { name: entry.name, notes: entry.notes, host: entry.host, bring_up: entry.bring_up, live_on: liveOn };
+    // The preferred endpoint first: that is where a job for this entry goes when it can.
+    liveOn.sort((a, b) => Number(!a.startsWith(`${entry.endpoint}/`)) - Number(!b.startsWith(`${entry.endpoint}/`)));
+    return { name: entry.name, notes: entry.notes, host: entry.host, bring_up: entry.bring_up, tags: entry.tags ?? [], preferred_endpoint: entry.endpoint, live_on: liveOn };
   });
   return {
     config: config.path ?? `(none found; searched ${(config.searched ?? []).join(', ')})`,
     endpoints,
     menu,
     default_model: config.defaults.model,
+    server_cwd: serverCwd,
+    setting_sources: config.defaults.setting_sources,
     warnings: config.warnings ?? [],
     next_steps: WORKFLOW_GUIDANCE,
   };

@@ -22,6 +22,12 @@ export interface Resolution {
   readonly matchedBy: MatchKind | 'default' | 'first-live';
   readonly requested: string | undefined;
   readonly menuEntry: ModelMenuEntry | undefined;
+  /** run_agent's `endpoint` argument: only that endpoint is considered. */
+  readonly pinnedEndpoint: string | undefined;
+  /** The menu entry's `endpoint`: tried first, others serving the model when it cannot take the job. */
+  readonly preferredEndpoint: string | undefined;
+  /** Why the preferred endpoint is not among the candidates (down, or not serving the model). */
+  readonly preferredMissing: string | undefined;
 }
 
 export interface ResolveRequest {
@@ -54,8 +60,22 @@ export function resolveModel(config: Config, probes: readonly EndpointProbe[], r
   }
   const requested = request.model ?? config.defaults.model;
   const menuEntry = requested === undefined ? undefined : findMenuEntry(config, requested);
-  const pinnedEndpoint = request.endpoint ?? menuEntry?.endpoint;
+  // Only the caller's endpoint argument pins; a menu entry's endpoint is a preference, as in the original.
+  const pinnedEndpoint = request.endpoint;
+  const preferredEndpoint = pinnedEndpoint === undefined ? menuEntry?.endpoint : undefined;
   const live = probes.filter((p) => p.state === 'up' && (pinnedEndpoint === undefined || p.endpoint === pinnedEndpoint));
+  const settle = (candidates: Candidate[], matchedBy: Resolution['matchedBy']): Resolution => {
+    const preferredProbe = probes.find((p) => p.endpoint === preferredEndpoint);
+    const preferredMissing =
+      preferredEndpoint === undefined || candidates.some((c) => c.endpoint.name === preferredEndpoint)
+        ? undefined
+        : preferredProbe === undefined
+          ? `preferred endpoint ${preferredEndpoint} is not configured`
+          : preferredProbe.state !== 'up'
+            ? `preferred endpoint ${preferredEndpoint} is ${preferredProbe.state} (${preferredProbe.reason})`
+            : `preferred endpoint ${preferredEndpoint} does not serve ${requested ?? 'a model'}`;
+    return { candidates, matchedBy, requested, menuEntry, pinnedEndpoint, preferredEndpoint, preferredMissing };
+  };
   const endpointOf = (p: EndpointProbe): Endpoint | undefined => config.endpoints.find((e) => e.name === p.endpoint);
   const candidate = (p: EndpointProbe, model: ServedModel): Candidate | undefined => {
     const endpoint = endpointOf(p);
@@ -74,7 +94,7 @@ export function resolveModel(config: Config, probes: readonly EndpointProbe[], r
     for (const p of live) {
       const first = p.models[0];
       const c = first && candidate(p, first);
-      if (c) return { candidates: [c], matchedBy: 'first-live', requested, menuEntry };
+      if (c) return settle([c], 'first-live');
     }
     throw unavailable(config, probes, undefined, undefined);
   }
@@ -92,12 +112,10 @@ export function resolveModel(config: Config, probes: readonly EndpointProbe[], r
   // Stable sort keeps config order among equally good matches.
   matches.sort((a, b) => MATCH_RANK[a.kind] - MATCH_RANK[b.kind]);
   const best = matches[0]?.kind ?? 'fuzzy';
-  return {
-    candidates: matches.filter((m) => m.kind === best).map((m) => m.c),
-    matchedBy: request.model === undefined ? 'default' : best,
-    requested,
-    menuEntry,
-  };
+  return settle(
+    matches.filter((m) => m.kind === best).map((m) => m.c),
+    request.model === undefined ? 'default' : best,
+  );
 }
 
 export type Audience = 'model' | 'person';
@@ -135,7 +153,8 @@ export function unavailable(
   menuEntry: ModelMenuEntry | undefined,
 ): LocalAgentsError {
   const host = menuEntry?.host ?? (menuEntry?.endpoint ? config.endpoints.find((e) => e.name === menuEntry.endpoint)?.host : undefined);
-  const loading = probes.filter((p) => p.state === 'loading' && (!menuEntry?.endpoint || p.endpoint === menuEntry.endpoint)).map((p) => p.endpoint);
+  // A menu entry's endpoint is only a preference: any endpoint still loading may bring the model.
+  const loading = probes.filter((p) => p.state === 'loading').map((p) => p.endpoint);
   const facts: UnavailableFacts = { requested, host, notes: menuEntry?.notes, bringUp: menuEntry?.bring_up, loading, serving: describeServing(probes) };
   const forModel = unavailableWords(facts, 'model');
   return new LocalAgentsError('model_unavailable', forModel.message, {

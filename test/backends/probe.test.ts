@@ -116,3 +116,40 @@ describe('probing dead endpoints', () => {
     expect(took).toBeLessThan(300 + 200);
   });
 });
+
+describe('probing Ollama', () => {
+  it('lists installed models, marks the loaded one and takes its window from /api/ps', async () => {
+    const s = await sim({ flavor: 'ollama', modelId: 'qwen3-coder:30b', context: 131072 });
+    const p = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
+    expect(p).toMatchObject({ state: 'up', backend: 'ollama', reason: 'up, serving qwen3-coder:30b', warnings: [] });
+    expect(p.models).toEqual([
+      { id: 'qwen3-coder:30b', aliases: [], context: 131072, contextSource: 'ollama /api/ps context_length', routerStatus: 'loaded', warnings: [] },
+    ]);
+  });
+
+  it("warns about Ollama's small default window and says how to raise it", async () => {
+    const s = await sim({ flavor: 'ollama', modelId: 'qwen3-coder:30b', context: 4096 });
+    const p = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
+    expect(p.models[0]?.warnings).toEqual([
+      'qwen3-coder:30b: context 4096 < 128k — Claude Code sessions will compact constantly (fine for one-shot local_complete); start the server with OLLAMA_CONTEXT_LENGTH=131072 ollama serve (or set num_ctx in a Modelfile)',
+    ]);
+  });
+
+  it('reports an installed model that is not loaded with an unknown window, then its real one once a request loaded it', async () => {
+    const s = await sim({ flavor: 'ollama', modelId: 'qwen3-coder:30b', context: 32768, ollamaLoaded: false, script: [{ text: 'hi' }] });
+    const before = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
+    expect(before.models[0]).toMatchObject({ context: undefined, contextSource: 'unknown', routerStatus: 'unloaded' });
+    expect(before.models[0]?.warnings[0]).toContain('not loaded; Ollama loads it on the first request with its default window');
+    const res = await fetch(`${s.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-coder:30b', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) });
+    expect(res.status).toBe(200);
+    const after = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
+    expect(after.models[0]).toMatchObject({ context: 32768, routerStatus: 'loaded' });
+  });
+
+  it('says a llama.cpp server configured as ollama is not an Ollama server', async () => {
+    const s = await sim({ flavor: 'llama.cpp' });
+    const p = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
+    expect(p.state).toBe('error');
+    expect(p.reason).toMatch(/^GET \/api\/tags answered HTTP 404 without a model list; is this an Ollama server\?/);
+  });
+});

@@ -43,7 +43,7 @@ const CASES: readonly Case[] = [
   { name: 'an endpoint with no body', yaml: () => 'endpoints:\n  gpu:\n', message: () => 'FILE:2: endpoints.gpu: expected a mapping with base_url, got an empty value' },
   { name: 'max_jobs below 1', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\n    max_jobs: -1\n`, message: () => 'FILE:4: endpoints.gpu.max_jobs: expected an integer from 1 to 256, got -1' },
   { name: 'max_jobs as a string', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\n    max_jobs: "4"\n`, message: () => 'FILE:4: endpoints.gpu.max_jobs: expected an integer, got string "4"' },
-  { name: 'an unknown backend', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\n    backend: tgi\n`, message: () => 'FILE:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "other", got string "tgi"' },
+  { name: 'an unknown backend', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\n    backend: tgi\n`, message: () => 'FILE:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "ollama", "other", got string "tgi"' },
   { name: 'timeout_s as words', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\ndefaults:\n  timeout_s: soon\n`, message: () => 'FILE:5: defaults.timeout_s: expected a number, got string "soon"' },
   { name: 'allowed_tools as one string', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\ndefaults:\n  allowed_tools: Read\n`, message: () => 'FILE:5: defaults.allowed_tools: expected a list of strings, got string "Read"' },
   {

@@ -76,7 +76,7 @@ const CASES: readonly Case[] = [
   {
     name: 'unknown key with nothing close',
     yaml: 'models:\n  coder:\n    gpu_layers: 99\n',
-    message: 'models.yaml:3: models.coder.gpu_layers: unknown key — expected one of notes, host, served_name, endpoint, context, bring_up, tags',
+    message: 'models.yaml:3: models.coder.gpu_layers: unknown key — expected one of notes, host, served_name, endpoint, context, bring_up, tags, env, max_turns, permission_mode',
     line: 3,
     key: 'models.coder.gpu_layers',
   },
@@ -126,14 +126,14 @@ const CASES: readonly Case[] = [
   {
     name: 'bad backend name',
     yaml: 'endpoints:\n  gpu:\n    base_url: http://gpu-box:8080\n    backend: sglang\n',
-    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "other", got string "sglang"',
+    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "ollama", "other", got string "sglang"',
     line: 4,
     key: 'endpoints.gpu.backend',
   },
   {
     name: 'backend name misspelt',
     yaml: 'endpoints:\n  gpu:\n    base_url: http://gpu-box:8080\n    backend: llamacpp\n',
-    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "other", got string "llamacpp" — did you mean "llama.cpp"?',
+    message: 'models.yaml:4: endpoints.gpu.backend: expected one of "llama.cpp", "vllm", "ollama", "other", got string "llamacpp" — did you mean "llama.cpp"?',
     line: 4,
     key: 'endpoints.gpu.backend',
   },

@@ -30,10 +30,26 @@ describe('placement', () => {
     const a = candidate(endpoint('a'), probe('a', 2));
     const b = candidate(endpoint('b'), probe('b', 3));
     const idle = (): { ourJobs: number; ourInFlight: number } => ({ ourJobs: 0, ourInFlight: 0 });
-    expect(place({ candidates: [a, b], loadOf: idle, warmEndpoint: undefined })?.endpoint.name).toBe('b');
-    expect(place({ candidates: [a, b], loadOf: idle, warmEndpoint: 'a' })?.endpoint.name).toBe('a');
+    expect(place({ candidates: [a, b], loadOf: idle, warmEndpoint: undefined })?.candidate.endpoint.name).toBe('b');
+    expect(place({ candidates: [a, b], loadOf: idle, warmEndpoint: 'a' })?.candidate.endpoint.name).toBe('a');
     const full = (name: string): { ourJobs: number; ourInFlight: number } => ({ ourJobs: name === 'a' ? 2 : 0, ourInFlight: 0 });
-    expect(place({ candidates: [a, b], loadOf: full, warmEndpoint: 'a' })?.endpoint.name).toBe('b');
+    expect(place({ candidates: [a, b], loadOf: full, warmEndpoint: 'a' })?.candidate.endpoint.name).toBe('b');
     expect(place({ candidates: [a], loadOf: full, warmEndpoint: 'a' })).toBeUndefined();
+  });
+
+  it("puts the menu entry's preferred endpoint first while it has room, and says why another was used", () => {
+    const a = candidate(endpoint('a'), probe('a', 1));
+    const b = candidate(endpoint('b'), probe('b', 4));
+    const idle = (): { ourJobs: number; ourInFlight: number } => ({ ourJobs: 0, ourInFlight: 0 });
+    const preferred = place({ candidates: [a, b], loadOf: idle, warmEndpoint: 'b', preferredEndpoint: 'a' });
+    expect(preferred?.candidate.endpoint.name).toBe('a');
+    expect(preferred?.reason).toBe("the menu entry's preferred endpoint (a)");
+    const aFull = (name: string): { ourJobs: number; ourInFlight: number } => ({ ourJobs: name === 'a' ? 1 : 0, ourInFlight: 0 });
+    const spilled = place({ candidates: [a, b], loadOf: aFull, warmEndpoint: undefined, preferredEndpoint: 'a' });
+    expect(spilled?.candidate.endpoint.name).toBe('b');
+    expect(spilled?.reason).toBe('preferred endpoint a has no free slot; b has the most free capacity of the 1 endpoint(s) serving the model with room');
+    const down = place({ candidates: [b], loadOf: idle, warmEndpoint: undefined, preferredEndpoint: 'a', preferredMissing: 'preferred endpoint a is down (refused)' });
+    expect(down?.reason).toBe('preferred endpoint a is down (refused); b is the only endpoint serving the model');
+    expect(place({ candidates: [b], loadOf: idle, warmEndpoint: undefined, pinnedEndpoint: 'b' })?.reason).toBe('pinned by the endpoint argument (b)');
   });
 });

@@ -88,6 +88,26 @@ describe('resolveModel', () => {
     expect(r.candidates.map((c) => `${c.endpoint.name}/${c.model.id}`)).toEqual(['gpu2/zai-org/GLM-5.3-FP8']);
   });
 
+  it("treats a menu entry's endpoint as a preference: down there, another endpoint serving the model is used", () => {
+    // glm prefers gpu2; gpu2 is down, gpu1 serves GLM: the original used gpu1, and so do we.
+    const moved = [probe('gpu1', 'up', [served('zai-org/GLM-5.3-FP8', 202752)]), probe('gpu2', 'down')];
+    const r = resolveModel(cfg, moved, { model: 'glm' });
+    expect(r.candidates.map((c) => `${c.endpoint.name}/${c.model.id}`)).toEqual(['gpu1/zai-org/GLM-5.3-FP8']);
+    expect(r.preferredEndpoint).toBe('gpu2');
+    expect(r.preferredMissing).toMatch(/^preferred endpoint gpu2 is down \(host is up, nothing listens/);
+    // Up but serving something else: the same.
+    const other = [probe('gpu1', 'up', [served('zai-org/GLM-5.3-FP8')]), probe('gpu2', 'up', [served('qwen3.8-27b')])];
+    expect(resolveModel(cfg, other, { model: 'glm' }).preferredMissing).toBe('preferred endpoint gpu2 does not serve glm');
+  });
+
+  it("keeps the endpoint argument a hard pin, even against a menu entry's preference", () => {
+    const both = [probe('gpu1', 'up', [served('zai-org/GLM-5.3-FP8')]), probe('gpu2', 'down')];
+    expect(() => resolveModel(cfg, both, { model: 'glm', endpoint: 'gpu2' })).toThrow(/glm is not running anywhere/);
+    const r = resolveModel(cfg, both, { model: 'glm', endpoint: 'gpu1' });
+    expect(r.pinnedEndpoint).toBe('gpu1');
+    expect(r.preferredEndpoint).toBeUndefined();
+  });
+
   it('falls back to the menu context when the probe cannot tell', () => {
     const noCtx = [probe('gpu1', 'up', [{ ...served('org/small-model-7b'), context: undefined, contextSource: 'unknown' }])];
     const r = resolveModel(cfg, noCtx, { model: 'small' });

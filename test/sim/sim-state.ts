@@ -29,13 +29,14 @@ export interface ResolvedOptions {
   readonly promptTokensDetails: boolean;
   readonly vllmInlineSystem: 'merge' | 'keep';
   readonly vllmToolParser: boolean;
+  readonly ollamaLoaded: boolean;
 }
 
 export const DEFAULT_LLAMA_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 export const DEFAULT_VLLM_MODEL = 'qwen3.8-27b';
 
 export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
-  const llama = o.flavor === 'llama.cpp';
+  const llama = o.flavor !== 'vllm'; // Ollama generates through the llama.cpp engine
   return {
     flavor: o.flavor,
     modelId: o.modelId ?? (llama ? DEFAULT_LLAMA_MODEL : DEFAULT_VLLM_MODEL),
@@ -59,6 +60,7 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
     promptTokensDetails: o.promptTokensDetails ?? false,
     vllmInlineSystem: o.vllmInlineSystem ?? 'merge',
     vllmToolParser: o.vllmToolParser ?? true,
+    ollamaLoaded: o.ollamaLoaded ?? true,
   };
 }
 
@@ -78,12 +80,15 @@ export class SimState {
   script: Script;
   loadingUntil: number;
   generationCount = 0;
+  /** Ollama: whether the model shows in /api/ps (it loads on its first request). */
+  ollamaLoaded: boolean;
 
   constructor(
     readonly opts: ResolvedOptions,
     script: Script | undefined,
     loadingMs: number,
   ) {
+    this.ollamaLoaded = opts.ollamaLoaded;
     this.script = script ?? [];
     this.loadingUntil = loadingMs > 0 ? Date.now() + loadingMs : 0;
   }

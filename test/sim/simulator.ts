@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { LlamaHandler } from './llama-handler.js';
 import { resolveOptions, SimState, type Exchange } from './sim-state.js';
 import type { RecordedRequest, Script, Simulator, SimulatorOptions } from './types.js';
+import { OllamaHandler } from './ollama-handler.js';
 import { VllmHandler } from './vllm-handler.js';
 
 interface FlavorHandler {
@@ -63,7 +64,7 @@ class SimulatorImpl implements Simulator {
     private readonly state: SimState,
   ) {
     this.url = `http://127.0.0.1:${port}`;
-    this.handler = state.opts.flavor === 'llama.cpp' ? new LlamaHandler(state) : new VllmHandler(state);
+    this.handler = state.opts.flavor === 'llama.cpp' ? new LlamaHandler(state) : state.opts.flavor === 'ollama' ? new OllamaHandler(state) : new VllmHandler(state);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.onRequest(req, res));
   }
 

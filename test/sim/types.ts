@@ -3,7 +3,7 @@
  * script sees, and what the simulator records. No behaviour lives here.
  */
 
-export type SimFlavor = 'llama.cpp' | 'vllm';
+export type SimFlavor = 'llama.cpp' | 'vllm' | 'ollama';
 
 /** One tool call the scripted model makes. */
 export interface ScriptToolUse {
@@ -110,6 +110,8 @@ export interface SimulatorOptions {
   readonly vllmInlineSystem?: 'merge' | 'keep';
   /** vLLM --enable-auto-tool-choice + --tool-call-parser set (default true). */
   readonly vllmToolParser?: boolean;
+  /** Ollama: the model is loaded at start and shows in /api/ps with `context` (default true). */
+  readonly ollamaLoaded?: boolean;
 }
 
 export interface RecordedRequest {

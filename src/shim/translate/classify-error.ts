@@ -49,6 +49,7 @@ const DETERMINISTIC_SERVER_ERRORS = [
 const TEMPLATE_LABEL: Readonly<Record<BackendKind, string>> = {
   'llama.cpp': 'llama.cpp Jinja template error',
   vllm: 'vLLM chat template error',
+  ollama: 'Ollama chat template error',
   other: 'chat template error',
 };
 

@@ -1,0 +1,59 @@
+/**
+ * Probe of an Ollama server (checked against docs.ollama.com and its
+ * docs/context-length.mdx as of Ollama v0.14+, the first release with the
+ * Anthropic Messages API): /api/tags lists the installed models, any of which
+ * Ollama loads on demand; /api/ps lists the loaded ones with the context
+ * length they were loaded with. That is the real per-request window. A model
+ * that is not loaded gets Ollama's default when it loads (4k below 24 GiB of
+ * VRAM, 32k up to 48 GiB, 256k above) unless OLLAMA_CONTEXT_LENGTH or the
+ * model's num_ctx says otherwise, so its window is reported as unknown with
+ * that advice. (/api/show's `<arch>.context_length` is the trained maximum,
+ * not the window Ollama allocates, so it is not used.)
+ */
+import { z } from 'zod';
+import { errorMessageOf, parseJson } from './http-get.js';
+import { contextWarning, findings, optional, type BackendProber } from './probe-context.js';
+import type { ServedModel } from './types.js';
+
+const tagsBody = z.object({ models: z.array(z.looseObject({ name: z.string(), model: z.string().optional() })) });
+const psBody = z.object({ models: z.array(z.looseObject({ name: z.string(), context_length: z.number().int().positive().optional() })) });
+
+export const OLLAMA_CONTEXT_ADVICE = 'start the server with OLLAMA_CONTEXT_LENGTH=131072 ollama serve (or set num_ctx in a Modelfile)';
+
+export const probeOllama: BackendProber = async (ctx) => {
+  const [tagsRes, psRes] = await Promise.all([ctx.get('/api/tags'), optional(ctx.get('/api/ps'))]);
+  const tagsJson = parseJson(tagsRes.text);
+  if (tagsRes.status === 401 || tagsRes.status === 403) return findings.needsKey(ctx.endpoint, "the proxy's key in front of Ollama");
+  if (tagsRes.status === 503) return findings.loading('Ollama', errorMessageOf(tagsJson));
+  const tags = tagsBody.safeParse(tagsJson);
+  if (tagsRes.status !== 200 || !tags.success) {
+    return findings.failed(`GET /api/tags answered HTTP ${tagsRes.status} without a model list; is this an Ollama server? (${tagsRes.text.slice(0, 120)})`);
+  }
+  const ps = psRes?.status === 200 ? psBody.safeParse(parseJson(psRes.text)) : undefined;
+  const loaded = new Map((ps?.success ? ps.data.models : []).map((m) => [m.name, m.context_length]));
+  const served: ServedModel[] = tags.data.models.map((m) => {
+    const isLoaded = loaded.has(m.name);
+    const context = loaded.get(m.name);
+    const warnings = isLoaded
+      ? contextWarning(m.name, context, OLLAMA_CONTEXT_ADVICE)
+      : [`${m.name}: not loaded; Ollama loads it on the first request with its default window (4k–256k by VRAM) unless ${OLLAMA_CONTEXT_ADVICE}`];
+    return {
+      id: m.name,
+      aliases: m.model !== undefined && m.model !== m.name ? [m.model] : [],
+      context,
+      contextSource: context !== undefined ? 'ollama /api/ps context_length' : 'unknown',
+      routerStatus: isLoaded ? 'loaded' : 'unloaded',
+      warnings,
+    };
+  });
+  return {
+    state: 'up',
+    hostState: 'up',
+    reason: served.length === 0 ? 'up, but no model is installed (ollama pull one)' : `up, serving ${served.map((m) => m.id).join(', ')}`,
+    models: served,
+    slots: undefined,
+    metrics: { enabled: false },
+    server: { router: true },
+    warnings: psRes?.status === 200 ? [] : ['GET /api/ps failed: which models are loaded, and their windows, are unknown'],
+  };
+};
