@@ -7,6 +7,7 @@ import { mkdir, readdir, readFile, rename, writeFile, chmod } from 'node:fs/prom
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { isAlive } from '../coord/process-identity.js';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { checkJobId } from './job-id.js';
 import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
@@ -45,16 +46,6 @@ export function stateDirFrom(env: Readonly<Record<string, string | undefined>>, 
   return join(base, 'localagents');
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else — alive.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function createJobStore(stateDir: string): JobStore {
   const root = join(stateDir, 'jobs');
 
@@ -88,7 +79,7 @@ export function createJobStore(stateDir: string): JobStore {
   };
 
   const reconcile = async (record: JobRecord): Promise<JobRecord> => {
-    if ((record.status !== 'running' && record.status !== 'queued') || isAlive(record.owner_pid)) return record;
+    if ((record.status !== 'running' && record.status !== 'queued') || isAlive({ pid: record.owner_pid, start: record.owner_start })) return record;
     const interrupted: JobRecord = {
       ...record,
       status: 'interrupted',

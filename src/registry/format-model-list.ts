@@ -2,11 +2,22 @@
  * The readable form of a model listing: one block per endpoint, then the menu.
  * Shared by `localagents models` and list_models' text, so both say the same.
  */
+import type { QueueEntry } from '../jobs/job-manager.js';
+import type { SlotUse } from '../jobs/placement.js';
 import type { ModelListing } from './model-list.js';
 
 function k(n: number | undefined): string {
   if (n === undefined) return '?';
   return n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : String(n);
+}
+
+/** Who holds an endpoint's job places, in the words every edge uses. */
+export function describeSlotUse(use: SlotUse): string {
+  return `capacity ${use.capacity} jobs: ${use.this_process} this process, ${use.other_processes} other localagents processes, ${use.other_clients} other clients, ${use.free} free`;
+}
+
+export function describeQueueEntry(q: QueueEntry): string {
+  return `#${q.position} ${q.model} (job ${q.job_id}, ${q.this_process ? 'this process' : `pid ${q.owner_pid}`})`;
 }
 
 export function formatModelList(listing: ModelListing): string {
@@ -22,8 +33,9 @@ export function formatModelList(listing: ModelListing): string {
       const load = e.metrics.enabled
         ? `metrics on${e.metrics.requestsRunning !== undefined ? `, running ${e.metrics.requestsRunning}` : ''}${e.metrics.requestsWaiting !== undefined ? `, waiting ${e.metrics.requestsWaiting}` : ''}${e.metrics.kvCacheUsage !== undefined ? `, KV ${Math.round(e.metrics.kvCacheUsage * 100)}%` : ''}`
         : 'metrics off';
-      const queued = Object.entries(e.queued).map(([model, n]) => `${n} queued for ${model}`);
-      out.push(`  ${slots}; capacity ${e.capacity} jobs, ${e.localagents_jobs} localagents job(s) running${queued.length ? `, ${queued.join(', ')}` : ''}; ${load}`);
+      out.push(`  ${slots}; ${load}`);
+      if (e.slot_use) out.push(`  ${describeSlotUse(e.slot_use)}`);
+      if (e.queue.length > 0) out.push(`  queue: ${e.queue.map(describeQueueEntry).join(', ')}`);
     }
     for (const w of [...e.warnings, ...e.models.flatMap((m) => m.warnings)]) out.push(`  warning: ${w}`);
     if (e.notes) out.push(`  notes: ${e.notes}`);
