@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCli, type Started } from '../cli/cli-process.js';
+import { runCli, startCli, type Started } from '../cli/cli-process.js';
 import { processAlive, until } from '../helpers/processes.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from './harness.js';
@@ -112,8 +112,15 @@ describe('several localagents processes on one state directory', () => {
     const [window] = await servers(dirs, 1);
     const queued = ok(await window!.call('run_agent', { task: 'A job behind the killed one.' }));
     expect(queued).toMatchObject({ status: 'queued' });
-    const listedBefore = ok(await window!.call('list_models')) as { endpoints: { slot_use: { other_processes: number; free: number } }[] };
-    expect(listedBefore.endpoints[0]!.slot_use).toMatchObject({ other_processes: 1, free: 0 });
+    // Every edge shows the slots by holder and the queue across processes: list_models here, `localagents models` in a third process.
+    const listedBefore = ok(await window!.call('list_models')) as { endpoints: { slot_use: unknown; queue: unknown[] }[] };
+    expect(listedBefore.endpoints[0]).toMatchObject({
+      slot_use: { capacity: 1, this_process: 0, other_processes: 1, other_clients: 0, free: 0 },
+      queue: [{ position: 1, job_id: queued.id, this_process: true }],
+    });
+    const models = await runCli(['--config', dirs.config, 'models'], { cwd: dirs.repo, env: serverEnv(dirs) });
+    expect(models.stdout).toContain('capacity 1 jobs: 0 this process, 1 other localagents processes, 0 other clients, 0 free');
+    expect(models.stdout).toContain(`queue: #1 (default) (job ${String(queued.id)}, pid ${window!.transport.pid})`);
 
     run.child.kill('SIGKILL');
     await run.result;

@@ -14,7 +14,7 @@ export function registerWaitJob(server: McpServer, app: App): void {
       title: 'Wait for a job',
       description:
         `Wait up to timeout_s (default 50, max ${MAX_WAIT_S}: every call stays under Claude Code's 2-minute tool limit) for a job to finish, ` +
-        'then return its record, finished or not. Call again while status is queued or running.',
+        'then return its record, finished or not (a job of another localagents process is watched through its record). Call again while status is queued or running.',
       inputSchema: {
         job_id: z.string().min(1).describe('The id run_agent returned.'),
         timeout_s: z.number().min(0).max(MAX_WAIT_S).optional().describe(`Seconds to wait (0–${MAX_WAIT_S}, default 50).`),
