@@ -12,9 +12,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { withFileLock } from '../config/file-lock.js';
+import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
 import { isAlive, sameProcess, selfIdentity, type ProcessIdentity } from './process-identity.js';
 
 const identitySchema = z.object({ pid: z.number().int().positive(), start: z.string().optional() });
@@ -121,7 +121,7 @@ export class BoardDraft extends BoardView {
   enqueue(request: EnqueueRequest): { sessionHeldBy?: string } {
     if (request.session !== undefined) {
       const holder = this.sessionHolder(request.session);
-      if (holder !== undefined && holder !== request.job) return { sessionHeldBy: holder };
+      if (holder !== undefined && holder !== request.job && holder !== request.endedHolder) return { sessionHeldBy: holder };
       this.data.sessions[request.session] = { job: request.job, owner: this.self };
     }
     this.data.seq += 1;
@@ -147,6 +147,8 @@ export interface EnqueueRequest {
   readonly model: string;
   /** For a resumed session: claimed for this job, or refused when another live job holds it. */
   readonly session?: string | undefined;
+  /** A holder of `session` whose record has already ended (its owner has not released it yet): its claim is taken over. */
+  readonly endedHolder?: string | undefined;
 }
 
 export interface SlotBoard {
@@ -216,7 +218,8 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
   };
 
   const write = async (data: BoardData): Promise<void> => {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    // The temp name carries its owner: one left by a SIGKILL is swept by the next writer (below).
+    const temp = ownedFileName(file, 'tmp', self);
     await writeFile(temp, JSON.stringify(data), { mode: 0o600 });
     await rename(temp, file);
   };
@@ -226,6 +229,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
     return withFileLock(
       lock,
       async () => {
+        await removeDeadOwnersFiles(file, ['tmp']);
         const { data, pruned } = prune(await readData());
         const before = JSON.stringify(data);
         const draft = new BoardDraft(data, self);

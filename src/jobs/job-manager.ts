@@ -371,7 +371,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
 
   const enqueue = async (request: RunRequest): Promise<QueuedJob> => {
     const config = await deps.loadConfig();
-    const busy = (id: string): boolean => owned.has(id);
+    // Still running here: its record (in memory) has not ended. Once it has, the session is free even if the job is still being wound up.
+    const busy = (id: string): boolean => owned.has(id) && !FINISHED.has(current(id)?.status ?? 'running');
     const { effective, resumeSession } = await resumeTarget(deps.store, request, busy);
     const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv);
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
@@ -396,7 +397,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       sessionId: resumeSession,
     });
     // The ticket fixes this job's place in its FIFO across processes, and claims a resumed session for it.
-    const { sessionHeldBy } = await board.enqueue({ job: id, model: fifoOf(effective, record), session: resumeSession });
+    const holder = resumeSession === undefined ? undefined : (await board.read()).sessionHolder(resumeSession);
+    const endedHolder = holder !== undefined && FINISHED.has((await get(holder).catch(() => undefined))?.status ?? 'running') ? holder : undefined;
+    const { sessionHeldBy } = await board.enqueue({ job: id, model: fifoOf(effective, record), session: resumeSession, endedHolder });
     if (sessionHeldBy !== undefined) throw sessionBusy(request.resumeJob ?? id, sessionHeldBy);
     const paths = await deps.store.create(record, request.task);
     let finish!: (r: JobRecord) => void;

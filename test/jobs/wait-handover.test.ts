@@ -101,5 +101,5 @@ describe('wait_job on a queued job as its slot frees', () => {
     expect(early === 'still waiting' ? early : early.status).toBe('still waiting');
     held.open();
     expect(await waited).toMatchObject({ id: second.id, status: 'succeeded', result: 'second done' });
-  });
+  }, 120_000);
 });
