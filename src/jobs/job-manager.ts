@@ -20,6 +20,7 @@ import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobListing, JobPaths, JobStore } from './job-store.js';
+import type { LiveThresholds } from './live-requests.js';
 import { place, type EndpointLoad } from './placement.js';
 import { newQueuedRecord, resumeTarget, sessionBusy } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
@@ -39,6 +40,8 @@ export interface JobManagerDeps {
   readonly queuePollMs?: number;
   /** Where processes sharing the state directory agree on slots; default: the board in `stateDir`. */
   readonly board?: SlotBoard;
+  /** When an open backend request is flagged silent or runaway. */
+  readonly liveThresholds?: LiveThresholds | undefined;
 }
 
 interface QueuedJob {
@@ -267,7 +270,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       markStarted = resolve;
     });
     const done = started
-      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, claudeExecutable: deps.claudeExecutable, save }))
+      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, claudeExecutable: deps.claudeExecutable, save, liveThresholds: deps.liveThresholds }))
       .catch(async (err: unknown) => {
         job.record = { ...job.record, status: 'failed', error: `localagents failed to run the job: ${errorMessage(err)}`, finished_at: new Date().toISOString() };
         await save(job.record);
