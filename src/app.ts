@@ -70,8 +70,8 @@ export function createApp(options: AppOptions): App {
 
   const listModels = async (): Promise<ModelListing> => {
     const config = await load();
-    const probes = await prober.probeAll(config);
-    return buildModelList(config, probes, (endpoint) => jobs.endpointJobs(endpoint), options.cwd);
+    const snapshot = await jobs.snapshot(config);
+    return buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd);
   };
 
   return {

@@ -31,7 +31,8 @@ export async function startServer(dirs: E2EDirs, nodeFlags: readonly string[] = 
     stderr: 'inherit',
   });
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(transport);
+  // A loaded machine can take more than the SDK's 60 s default to start a server; a benchmark should wait, not abort.
+  await client.connect(transport, { timeout: 600_000 });
   const pid = transport.pid;
   if (pid === null) throw new Error('the server process has no pid');
   return {

@@ -1,5 +1,5 @@
 /**
- * The six benchmark parts, by name, each a function from a scale factor
+ * The seven benchmark parts, by name, each a function from a scale factor
  * (BENCH_SCALE: fewer rounds below 1) to its tables and targets. The entry
  * points pick which to run.
  */
@@ -8,6 +8,7 @@ import { timed, type PartResult, type Table } from '../lib/report.js';
 import { formatSpread } from '../lib/stats.js';
 import { measureJobRecords } from './job-records.js';
 import { measureJobStart } from './job-start.js';
+import { measureMultiProcess } from './multi-process.js';
 import { measurePipeline } from './normalise-cost.js';
 import { measurePrefixStability } from './prefix-stability.js';
 import { measureProbing } from './probing.js';
@@ -17,7 +18,7 @@ import { measureStreamsUnderLoad } from './shim-load.js';
 import { measureOverhead } from './shim-overhead.js';
 import { startShimRig } from './shim-rig.js';
 
-export type PartName = 'shim' | 'prefix' | 'start' | 'probing' | 'sched' | 'growth';
+export type PartName = 'shim' | 'prefix' | 'start' | 'probing' | 'sched' | 'growth' | 'procs';
 
 function pipelineTable(rounds: number): Table {
   const bodies = allCapturedRequests().map((r) => Buffer.from(JSON.stringify(r.body)));
@@ -52,6 +53,7 @@ const PARTS: Record<PartName, { title: string; run: (scale: number) => Promise<O
   start: { title: '3. job start', run: (scale) => measureJobStart(scale) },
   probing: { title: '4. probing', run: (scale) => measureProbing(scale) },
   sched: { title: '5. scale: 16 jobs on 4 slots', run: (scale) => measureScale(scale) },
+  procs: { title: '7. several processes: N × M jobs on S slots', run: (scale) => measureMultiProcess(scale) },
   growth: {
     title: '6. cost growth',
     async run(scale) {

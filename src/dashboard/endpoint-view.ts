@@ -2,6 +2,7 @@
  * What the dashboard shows of one endpoint: its state and why, what it serves,
  * slots and queue. A plain projection of list_models' listing; no probing here.
  */
+import { describeQueueEntry, describeSlotUse } from '../registry/format-model-list.js';
 import type { EndpointListing, ModelListing } from '../registry/model-list.js';
 
 export interface EndpointView {
@@ -16,8 +17,11 @@ export interface EndpointView {
   readonly slots: { readonly busy: number; readonly total: number; readonly source: string } | undefined;
   /** How many jobs localagents places here at once. */
   readonly capacity: number;
-  readonly localagentsJobs: number;
-  /** Our jobs waiting for this endpoint plus requests its own scheduler holds back. */
+  /** Job places by who holds them, as list_models words it ("capacity 4 jobs: 1 this process, …"); undefined while down. */
+  readonly slotUse: string | undefined;
+  /** Jobs of every localagents process waiting for this endpoint, in FIFO order, as list_models words them. */
+  readonly queue: readonly string[];
+  /** Those jobs plus requests the server's own scheduler holds back. */
   readonly queued: number;
   readonly running: number | undefined;
   readonly kvCacheUsage: number | undefined;
@@ -34,7 +38,6 @@ export interface EndpointsView {
 }
 
 function endpointView(e: EndpointListing): EndpointView {
-  const ours = Object.values(e.queued).reduce((sum, n) => sum + n, 0);
   return {
     name: e.endpoint,
     backend: e.backend,
@@ -45,8 +48,9 @@ function endpointView(e: EndpointListing): EndpointView {
     models: e.models.map((m) => ({ id: m.id, context: m.context, status: m.routerStatus })),
     slots: e.slots ? { busy: e.slots.busy, total: e.slots.total, source: e.slots.source } : undefined,
     capacity: e.capacity,
-    localagentsJobs: e.localagents_jobs,
-    queued: ours + (e.metrics.requestsWaiting ?? 0),
+    slotUse: e.slot_use && describeSlotUse(e.slot_use),
+    queue: e.queue.map(describeQueueEntry),
+    queued: e.queue.length + (e.metrics.requestsWaiting ?? 0),
     running: e.metrics.requestsRunning,
     kvCacheUsage: e.metrics.kvCacheUsage,
     warnings: e.warnings,

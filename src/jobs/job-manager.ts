@@ -5,10 +5,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prober } from '../backends/probe.js';
 import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
-import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
+import { requestCancel, watchCancelRequests, withdrawCancel } from '../coord/cancel-requests.js';
+import { endProcessGroup } from '../coord/process-group.js';
+import { createSlotBoard, type BoardView, type SlotBoard } from '../coord/slot-board.js';
+import { errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { findMenuEntry, resolveModel, type Resolution } from '../registry/resolve.js';
 import type { Shim } from '../shim/routes.js';
@@ -17,8 +21,8 @@ import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobListing, JobPaths, JobStore } from './job-store.js';
 import type { LiveThresholds } from './live-requests.js';
-import { place, type EndpointLoad } from './placement.js';
-import { newQueuedRecord, resumeTarget } from './new-job.js';
+import { place, type EndpointLoad, type Placement } from './placement.js';
+import { newQueuedRecord, resumeTarget, sessionBusy } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
 import { prepareWorktree, runningWorktreeInfo, type PreparedWorktree } from './worktree.js';
 
@@ -32,8 +36,10 @@ export interface JobManagerDeps {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   readonly defaultCwd: string;
   readonly claudeExecutable?: string | undefined;
-  /** How often a non-empty queue re-probes for free slots. */
+  /** How often a non-empty queue re-probes for free slots (a change on the slot board also wakes it). */
   readonly queuePollMs?: number;
+  /** Where processes sharing the state directory agree on slots; default: the board in `stateDir`. */
+  readonly board?: SlotBoard;
   /** When an open backend request is flagged silent or runaway. */
   readonly liveThresholds?: LiveThresholds | undefined;
 }
@@ -64,10 +70,32 @@ interface Active {
   readonly done: Promise<JobRecord>;
 }
 
-export interface EndpointJobs {
-  readonly running: number;
-  readonly queuedByModel: Record<string, number>;
+/** A job waiting for a slot, in any localagents process sharing the state directory. */
+export interface QueueEntry {
+  /** Place in its model's FIFO across processes. */
+  readonly position: number;
+  readonly job_id: string;
+  /** The FIFO: the requested model, with `@endpoint` when the job is pinned to one. */
+  readonly model: string;
+  readonly owner_pid: number;
+  readonly this_process: boolean;
 }
+
+export interface EndpointJobs {
+  readonly load: EndpointLoad;
+  readonly queue: readonly QueueEntry[];
+}
+
+/** What list_models needs: fresh probes, and per endpoint the slot leases by process and the queue. */
+export interface JobsSnapshot {
+  readonly probes: EndpointProbe[];
+  jobsOf(endpoint: string): EndpointJobs;
+}
+
+/** How often a wait or cancel on another process's job re-reads its record. */
+const RECORD_POLL_MS = 200;
+/** How long cancel_job waits for another process to answer its request (it reacts within CANCEL_POLL_MS, then stops the session). */
+const CANCEL_ANSWER_MS = 15_000;
 
 export interface JobManager {
   start(request: RunRequest): Promise<JobRecord>;
@@ -80,7 +108,7 @@ export interface JobManager {
    */
   list(includeFinished: boolean, newest?: number): Promise<JobListing>;
   tail(id: string, lines: number): Promise<string>;
-  endpointJobs(endpoint: string): EndpointJobs;
+  snapshot(config: Config): Promise<JobsSnapshot>;
   /** Re-check the queue now (a job ended, an endpoint was registered); resolves when that pass is done. */
   pump(): Promise<void>;
   close(): Promise<void>;
@@ -90,12 +118,19 @@ export interface JobManager {
 const SAVE_RETRY_MS = 2000;
 
 export function createJobManager(deps: JobManagerDeps): JobManager {
+  const board = deps.board ?? createSlotBoard(deps.stateDir);
   const queue: QueuedJob[] = [];
   const active = new Map<string, Active>();
+  /**
+   * Every job of this process from enqueue until it ends, whatever stage it is in:
+   * a wait must not miss a job moving from the queue to running (issue 14).
+   */
+  const owned = new Map<string, Promise<JobRecord>>();
   const warmEndpointByTree = new Map<string, string>();
   let pumping: Promise<void> | undefined;
   let pumpAgain: Promise<void> | undefined;
   let pollTimer: NodeJS.Timeout | undefined;
+  let stopBoardWatch: (() => void) | undefined;
   let closed = false;
   /** The probe run_agent just made to validate the request: the placement pass right after reuses it. */
   let recentProbe: Observation | undefined;
@@ -141,7 +176,15 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     retryTimer.unref();
   }
 
-  const ourJobsOn = (endpoint: string): number => [...active.values()].filter((a) => a.job.endpoint.name === endpoint).length;
+  /** Frees the job's ticket (and lease) on the slot board, then lets the queues of every process move. */
+  const release = async (id: string): Promise<void> => {
+    try {
+      await board.release(id);
+    } catch (err) {
+      // Not fatal: the entry goes when this process ends (its PID + start time no longer match).
+      deps.log.error('slot board: %s', errorMessage(err));
+    }
+  };
 
   /**
    * Probes, with how many of our requests were in flight while they ran: the busy
@@ -158,25 +201,28 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     return { config, probes, ourInFlight, at: performance.now() };
   };
 
-  const loadOf = (seen: Observation) => (endpoint: string): EndpointLoad => ({
-    ourJobs: ourJobsOn(endpoint),
+  const loadOf = (seen: Observation, view: BoardView) => (endpoint: string): EndpointLoad => ({
+    ...view.leasesOn(endpoint),
     ourInFlight: seen.ourInFlight.get(endpoint) ?? 0,
   });
 
-  const requestedModel = (q: QueuedJob): string => q.request.model ?? q.record.model.requested ?? '(default)';
+  const modelOf = (request: RunRequest, record: JobRecord): string => request.model ?? record.model.requested ?? '(default)';
+  const requestedModel = (q: QueuedJob): string => modelOf(q.request, q.record);
+  /** The FIFO a job waits in: its model, and the endpoint it is pinned to. */
+  const fifoOf = (request: RunRequest, record: JobRecord): string => `${modelOf(request, record)}${request.endpoint ? `@${request.endpoint}` : ''}`;
 
-  const startPlaced = async (q: QueuedJob, resolution: Resolution, seen: Observation): Promise<void> => {
-    const placement = place({
-      candidates: resolution.candidates,
-      loadOf: loadOf(seen),
-      warmEndpoint: warmEndpointByTree.get(q.settings.cwd),
-      pinnedEndpoint: resolution.pinnedEndpoint,
-      preferredEndpoint: resolution.preferredEndpoint,
-      preferredMissing: resolution.preferredMissing,
-    });
-    if (placement === undefined) return;
+  const settleQueued = async (q: QueuedJob, patch: Partial<JobRecord>): Promise<void> => {
+    const at = queue.indexOf(q);
+    if (at >= 0) queue.splice(at, 1);
+    q.record = { ...q.record, ...patch, queue: undefined, finished_at: new Date().toISOString() };
+    await save(q.record);
+    await release(q.record.id);
+    q.finish(q.record);
+  };
+
+  /** Starts a job whose slot lease is already on the board. */
+  const startPlaced = async (q: QueuedJob, placement: Placement): Promise<void> => {
     const { candidate } = placement;
-    queue.splice(queue.indexOf(q), 1);
     let worktree: PreparedWorktree | undefined;
     const warnings = [...q.record.warnings, ...candidate.model.warnings];
     if (q.settings.isolation === 'worktree') {
@@ -184,9 +230,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
         worktree = await prepareWorktree(q.settings.cwd, join(deps.stateDir, 'worktrees'), q.record.id);
         warnings.push(...worktree.warnings);
       } catch (err) {
-        q.record = { ...q.record, status: 'failed', error: errorMessage(err), finished_at: new Date().toISOString() };
-        await save(q.record);
-        q.finish(q.record);
+        await settleQueued(q, { status: 'failed', error: errorMessage(err) });
+        void pump();
         return;
       }
     }
@@ -222,33 +267,43 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       abort: new AbortController(),
       stopReason: undefined,
     };
-    await save(job.record);
-    const done = runPlacedJob(job, {
-      shim: deps.shim,
-      log: deps.log,
-      parentEnv: deps.parentEnv,
-      claudeExecutable: deps.claudeExecutable,
-      save,
-      liveThresholds: deps.liveThresholds,
-    })
+    let markStarted!: () => void;
+    const started = new Promise<void>((resolve) => {
+      markStarted = resolve;
+    });
+    const done = started
+      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, claudeExecutable: deps.claudeExecutable, save, liveThresholds: deps.liveThresholds }))
       .catch(async (err: unknown) => {
         job.record = { ...job.record, status: 'failed', error: `localagents failed to run the job: ${errorMessage(err)}`, finished_at: new Date().toISOString() };
         await save(job.record);
         return job.record;
       })
-      .finally(() => {
+      .finally(async () => {
         active.delete(q.record.id);
+        await release(q.record.id);
         void pump();
       });
     active.set(q.record.id, { job, done });
     void done.then(q.finish);
+    await save(job.record);
+    markStarted();
   };
 
-  const failQueued = async (q: QueuedJob, error: LocalAgentsError): Promise<void> => {
-    queue.splice(queue.indexOf(q), 1);
-    q.record = { ...q.record, status: 'failed', error: error.message, queue: undefined, finished_at: new Date().toISOString() };
-    await save(q.record);
-    q.finish(q.record);
+  /** Resolves every queued job now; those whose model is gone past the grace period fail. */
+  const resolveQueued = async (seen: Observation): Promise<Map<QueuedJob, Resolution>> => {
+    const resolved = new Map<QueuedJob, Resolution>();
+    for (const q of [...queue]) {
+      try {
+        resolved.set(q, resolveModel(seen.config, seen.probes, { model: q.request.model ?? q.record.model.requested, endpoint: q.request.endpoint }));
+        q.lastServedAt = Date.now();
+      } catch (err) {
+        const graceMs = seen.config.defaults.queue_grace_s * 1000;
+        if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
+          await settleQueued(q, { status: 'failed', error: err.message });
+        }
+      }
+    }
+    return resolved;
   };
 
   const pumpOnce = async (): Promise<void> => {
@@ -256,34 +311,48 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     const fresh = recentProbe !== undefined && performance.now() - recentProbe.at < RECENT_PROBE_MS ? recentProbe : undefined;
     recentProbe = undefined;
     const seen = fresh ?? (await observe(await deps.loadConfig()));
-    const { config, probes } = seen;
-    const blockedModels = new Set<string>();
-    for (const q of [...queue]) {
-      const key = `${requestedModel(q)}@${q.request.endpoint ?? ''}`;
-      if (blockedModels.has(key)) continue; // first come, first served per model
-      let resolution: Resolution;
-      try {
-        resolution = resolveModel(config, probes, { model: q.request.model ?? q.record.model.requested, endpoint: q.request.endpoint });
-      } catch (err) {
-        const graceMs = config.defaults.queue_grace_s * 1000;
-        if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
-          await failQueued(q, err);
-        } else {
-          blockedModels.add(key);
-        }
-        continue;
+    const resolved = await resolveQueued(seen);
+    // Under the board's lock: every process's leases and FIFOs, so placements never overbook and never overtake.
+    const { placed, positions } = await board.change((draft) => {
+      const chosen: [QueuedJob, Placement][] = [];
+      for (const q of queue) {
+        const id = q.record.id;
+        if (draft.ticket(id) === undefined) draft.enqueue({ job: id, model: fifoOf(q.request, q.record) }); // the board was lost: queue again
+        const resolution = resolved.get(q);
+        if (resolution === undefined) continue;
+        draft.setCandidates(id, resolution.candidates.map((c) => c.endpoint.name));
+        const open = resolution.candidates.filter((c) => draft.aheadOf(id, c.endpoint.name) === undefined);
+        const placement = place({
+          candidates: open,
+          loadOf: loadOf(seen, draft),
+          warmEndpoint: warmEndpointByTree.get(q.settings.cwd),
+          pinnedEndpoint: resolution.pinnedEndpoint,
+          preferredEndpoint: resolution.preferredEndpoint,
+          preferredMissing: resolution.preferredMissing,
+        });
+        if (placement === undefined) continue;
+        draft.lease(id, placement.candidate.endpoint.name);
+        chosen.push([q, placement]);
       }
-      q.lastServedAt = Date.now();
-      await startPlaced(q, resolution, seen);
-      if (queue.includes(q)) blockedModels.add(key);
+      return { placed: chosen, positions: new Map(queue.map((q) => [q, draft.position(q.record.id)])) };
+    });
+    for (const [q] of placed) queue.splice(queue.indexOf(q), 1);
+    await Promise.all(placed.map(([q, placement]) => startPlaced(q, placement)));
+    // Positions across processes and what each waits for, for job_status.
+    for (const q of queue) {
+      const position = positions.get(q) ?? 0;
+      if (q.record.queue?.position === position) continue;
+      q.record = { ...q.record, queue: { position, waiting_for: `a free slot for ${requestedModel(q)}${q.request.endpoint ? ` on ${q.request.endpoint}` : ''}` } };
+      await save(q.record);
     }
-    // Positions and what each waits for, for job_status.
-    for (const [index, q] of queue.entries()) {
-      const next = { position: index + 1, waiting_for: `a free slot for ${requestedModel(q)}${q.request.endpoint ? ` on ${q.request.endpoint}` : ''}` };
-      if (q.record.queue?.position !== next.position) {
-        q.record = { ...q.record, queue: next };
-        await save(q.record);
-      }
+  };
+
+  /** While jobs wait, a change on the board (another process's job ended) re-runs placement at once, not at the next poll. */
+  const syncBoardWatch = (): void => {
+    if (queue.length > 0 && !closed) stopBoardWatch ??= board.watch(() => void pump());
+    else {
+      stopBoardWatch?.();
+      stopBoardWatch = undefined;
     }
   };
 
@@ -305,6 +374,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
         deps.log.error('queue: %s', errorMessage(err));
       } finally {
         pumping = undefined;
+        syncBoardWatch();
         if (queue.length > 0 && !closed && pumpAgain === undefined) pollTimer = setTimeout(() => void pump(), deps.queuePollMs ?? 2000);
       }
     })();
@@ -313,7 +383,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
 
   const enqueue = async (request: RunRequest): Promise<QueuedJob> => {
     const config = await deps.loadConfig();
-    const busy = (id: string): boolean => active.has(id) || queue.some((q) => q.record.id === id);
+    // Still running here: its record (in memory) has not ended. Once it has, the session is free even if the job is still being wound up.
+    const busy = (id: string): boolean => owned.has(id) && !FINISHED.has(current(id)?.status ?? 'running');
     const { effective, resumeSession } = await resumeTarget(deps.store, request, busy);
     const requested = effective.model ?? config.defaults.model;
     const menuEntry = requested === undefined ? undefined : findMenuEntry(config, requested);
@@ -341,11 +412,18 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       resumedFrom: request.resumeJob,
       sessionId: resumeSession,
     });
+    // The ticket fixes this job's place in its FIFO across processes, and claims a resumed session for it.
+    const holder = resumeSession === undefined ? undefined : (await board.read()).sessionHolder(resumeSession);
+    const endedHolder = holder !== undefined && FINISHED.has((await get(holder).catch(() => undefined))?.status ?? 'running') ? holder : undefined;
+    const { sessionHeldBy } = await board.enqueue({ job: id, model: fifoOf(effective, record), session: resumeSession, endedHolder });
+    if (sessionHeldBy !== undefined) throw sessionBusy(request.resumeJob ?? id, sessionHeldBy);
     const paths = await deps.store.create(record, request.task);
     let finish!: (r: JobRecord) => void;
     const done = new Promise<JobRecord>((resolve) => {
       finish = resolve;
     });
+    owned.set(id, done);
+    void done.finally(() => owned.delete(id));
     const q: QueuedJob = { record, paths, task: request.task, settings, request: effective, resumeSession, lastServedAt: Date.now(), done, finish };
     queue.push(q);
     return q;
@@ -356,7 +434,52 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
 
   const get = async (id: string): Promise<JobRecord> => current(checkJobId(id)) ?? deps.store.load(id);
 
-  const doneOf = (id: string): Promise<JobRecord> | undefined => active.get(id)?.done ?? queue.find((q) => q.record.id === id)?.done;
+  /** Another process's job: re-read its record until it has finished or `deadline` passes (a dead owner's reads `interrupted`). */
+  const watchRecord = async (id: string, deadline: number): Promise<JobRecord> => {
+    for (;;) {
+      const record = await get(id);
+      const left = deadline - Date.now();
+      if (FINISHED.has(record.status) || left <= 0) return record;
+      await sleep(Math.min(RECORD_POLL_MS, left));
+    }
+  };
+
+  const cancelLocal = async (id: string): Promise<JobRecord | undefined> => {
+    const queued = queue.find((q) => q.record.id === id);
+    if (queued) {
+      await settleQueued(queued, { status: 'cancelled', error: 'cancelled on request before it started' });
+      return queued.record;
+    }
+    const running = active.get(id);
+    if (running) {
+      running.job.stopReason ??= 'cancelled';
+      running.job.abort.abort();
+      return running.done;
+    }
+    return undefined;
+  };
+
+  /** Only the owner stops a job cleanly: ask it through the state directory; a job whose owner is gone is only ended. */
+  const cancelElsewhere = async (id: string): Promise<JobRecord> => {
+    let record = await get(id);
+    if (!FINISHED.has(record.status)) {
+      await requestCancel(deps.stateDir, id);
+      record = await watchRecord(id, Date.now() + CANCEL_ANSWER_MS);
+      await withdrawCancel(deps.stateDir, id);
+    }
+    if (record.status === 'interrupted' && record.claude_pid !== undefined) {
+      // Its owner died; the Claude Code it started may still be running (and spending GPU time).
+      if (endProcessGroup({ pid: record.claude_pid, start: record.claude_start })) {
+        deps.log.warn('job %s: ended the Claude Code process group %d its dead owner left running', id, record.claude_pid);
+      }
+    }
+    return record;
+  };
+
+  const stopCancelWatch = watchCancelRequests(deps.stateDir, () => new Set(owned.keys()), (id) => {
+    deps.log.info('job %s: cancel requested by another localagents process', id);
+    void cancelLocal(id);
+  });
 
   return {
     async start(request) {
@@ -367,8 +490,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     },
     async wait(id, timeoutS) {
       checkJobId(id);
-      const done = doneOf(id);
-      if (done === undefined) return get(id);
+      const deadline = Date.now() + timeoutS * 1000;
+      const done = owned.get(id);
+      if (done === undefined) return watchRecord(id, deadline);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<undefined>((resolve) => {
         timer = setTimeout(() => resolve(undefined), timeoutS * 1000);
@@ -379,21 +503,12 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     },
     async cancel(id) {
       checkJobId(id);
-      const queued = queue.find((q) => q.record.id === id);
-      if (queued) {
-        queue.splice(queue.indexOf(queued), 1);
-        queued.record = { ...queued.record, status: 'cancelled', error: 'cancelled on request before it started', queue: undefined, finished_at: new Date().toISOString() };
-        await save(queued.record);
-        queued.finish(queued.record);
-        return queued.record;
+      while (owned.has(id)) {
+        const record = await cancelLocal(id);
+        if (record !== undefined) return record;
+        await sleep(20); // moving from the queue to running (its worktree is being made): a moment
       }
-      const running = active.get(id);
-      if (running) {
-        running.job.stopReason ??= 'cancelled';
-        running.job.abort.abort();
-        return running.done;
-      }
-      return get(id);
+      return cancelElsewhere(id);
     },
     get,
     async list(includeFinished, newest) {
@@ -419,18 +534,28 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       }
       return text.split('\n').filter(Boolean).slice(-lines).join('\n');
     },
-    endpointJobs(endpoint) {
-      const queuedByModel: Record<string, number> = {};
-      for (const q of queue) {
-        if (q.request.endpoint !== undefined && q.request.endpoint !== endpoint) continue;
-        queuedByModel[requestedModel(q)] = (queuedByModel[requestedModel(q)] ?? 0) + 1;
-      }
-      return { running: ourJobsOn(endpoint), queuedByModel };
+    async snapshot(config) {
+      const [seen, view] = await Promise.all([observe(config), board.read()]);
+      return {
+        probes: seen.probes,
+        jobsOf: (endpoint) => ({
+          load: loadOf(seen, view)(endpoint),
+          queue: view.queueFor(endpoint).map(({ ticket, position }) => ({
+            position,
+            job_id: ticket.job,
+            model: ticket.model,
+            owner_pid: ticket.owner.pid,
+            this_process: view.mine(ticket),
+          })),
+        }),
+      };
     },
     pump,
     async close() {
       closed = true;
       clearTimeout(pollTimer);
+      stopCancelWatch();
+      syncBoardWatch();
       for (const a of active.values()) {
         a.job.stopReason ??= 'shutdown';
         a.job.abort.abort();
@@ -442,6 +567,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       for (const [id, record] of unsaved) {
         deps.log.error('job %s: its %s record could not be written before shutdown; the next server will not know how it ended', id, record.status);
       }
+      // Queued jobs of ours leave the FIFOs of the other processes now, not when they notice we are gone.
+      await board.releaseAll().catch((err: unknown) => deps.log.error('slot board: %s', errorMessage(err)));
     },
   };
 }

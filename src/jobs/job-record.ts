@@ -143,8 +143,12 @@ export const jobRecordSchema = z.object({
   setting_sources: z.array(z.string()).optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
+  /** Start-time token of that process, so a reused PID is never signalled. */
+  claude_start: z.string().optional(),
   /** The server process that runs the job; a record left `running` by a dead owner is `interrupted`. */
   owner_pid: z.number(),
+  /** Start-time token of the owner (see src/coord/process-identity.ts): with the PID, who owns the job. */
+  owner_start: z.string().optional(),
 });
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;

@@ -6,6 +6,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { processStartTime } from '../coord/process-identity.js';
 import { metricsDelta, snapshotMetrics } from '../backends/metrics-delta.js';
 import type { Endpoint } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -221,7 +222,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       abortController: job.abort,
       executable: claude?.path,
       onSpawn: (pid) => {
-        update({ claude_pid: pid });
+        update({ claude_pid: pid, claude_start: processStartTime(pid) });
         scheduleSave();
       },
       onStderr: (text) => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { isErrno } from '../config/locate.js';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { isAlive } from '../coord/process-identity.js';
 import { redactDeep } from '../secrets/redact.js';
 import { checkJobId } from './job-id.js';
 import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
@@ -69,16 +70,6 @@ export function stateDirFrom(env: Readonly<Record<string, string | undefined>>, 
   return join(base, 'localagents');
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else — alive.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 export function createJobStore(stateDir: string): JobStore {
   const root = join(stateDir, 'jobs');
 
@@ -124,7 +115,7 @@ export function createJobStore(stateDir: string): JobStore {
   };
 
   const reconcile = async (record: JobRecord): Promise<JobRecord> => {
-    if ((record.status !== 'running' && record.status !== 'queued') || isAlive(record.owner_pid)) return record;
+    if ((record.status !== 'running' && record.status !== 'queued') || isAlive({ pid: record.owner_pid, start: record.owner_start })) return record;
     const interrupted: JobRecord = {
       ...record,
       status: 'interrupted',

@@ -2,9 +2,10 @@
  * The two questions a new job asks before it is queued: which session, model
  * and tree a resume_job continues, and what its first record says.
  */
+import { selfIdentity } from '../coord/process-identity.js';
 import { BadArgumentError } from '../errors.js';
 import { checkJobId } from './job-id.js';
-import type { JobRecord } from './job-record.js';
+import { FINISHED, type JobRecord } from './job-record.js';
 import type { JobStore } from './job-store.js';
 import type { JobSettings, RunRequest } from './run-request.js';
 
@@ -21,13 +22,23 @@ export async function resumeTarget(store: JobStore, request: RunRequest, busy: (
   if (!previous.session_id) {
     throw new BadArgumentError('resume_job', `job ${previous.id} has no Claude Code session to resume (it never started one)`);
   }
-  if (busy(previous.id)) {
-    throw new BadArgumentError('resume_job', `job ${previous.id} is still ${previous.status}; wait for it or cancel it first`);
+  // Its own session is in use while it runs, in this process or another (the record says so; a dead owner's reads interrupted).
+  if (busy(previous.id) || !FINISHED.has(previous.status)) {
+    throw sessionBusy(previous.id, previous.id, previous.status);
   }
   return {
     effective: { ...request, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' },
     resumeSession: previous.session_id,
   };
+}
+
+/** The error for a second session on one transcript: names the job that runs it now. */
+export function sessionBusy(resumed: string, runningJob: string, status = 'running'): BadArgumentError {
+  const who = runningJob === resumed ? `job ${runningJob} is still ${status}` : `its Claude Code session is already being continued by job ${runningJob}`;
+  return new BadArgumentError('resume_job', `cannot resume job ${resumed}: ${who}; only one session may run on a transcript at a time`, {
+    hint: `Wait for job ${runningJob} (wait_job) or cancel it, then resume job ${runningJob}.`,
+    details: { running_job: runningJob },
+  });
 }
 
 export interface NewJob {
@@ -68,6 +79,7 @@ export function newQueuedRecord(job: NewJob): JobRecord {
     usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
     requests: 0,
     warnings: [],
-    owner_pid: process.pid,
+    owner_pid: selfIdentity.pid,
+    owner_start: selfIdentity.start,
   };
 }

@@ -2,7 +2,8 @@
  * Where a job runs, and why: the live endpoint with a free slot, preferring the
  * menu entry's endpoint, then the one the same working tree used last (its slot likely still
  * holds Claude Code's ~11k-token static prefix), then the most free capacity,
- * then config order. Pure: the manager supplies the counts.
+ * then config order. Pure: the manager supplies the counts (leases from the
+ * slot board, in-flight requests from the shim).
  */
 import type { EndpointProbe } from '../backends/types.js';
 import type { Endpoint } from '../config/schema.js';
@@ -18,16 +19,39 @@ export function capacityOf(endpoint: Endpoint, probe: EndpointProbe): number {
 }
 
 export interface EndpointLoad {
-  /** localagents jobs running there now. */
-  readonly ourJobs: number;
-  /** Requests of ours in flight there now (they show up as busy slots). */
+  /** Slot leases of jobs of this process there now. */
+  readonly thisProcess: number;
+  /** Slot leases of other localagents processes sharing the state directory. */
+  readonly otherProcesses: number;
+  /** Requests of ours in flight there as the probe ran (they show up as busy slots). */
   readonly ourInFlight: number;
 }
 
-/** Free places: capacity minus our jobs minus slots other clients keep busy. */
-export function freeCapacity(endpoint: Endpoint, probe: EndpointProbe, load: EndpointLoad): number {
-  const othersBusy = Math.max(0, (probe.slots?.busy ?? 0) - load.ourInFlight);
-  return capacityOf(endpoint, probe) - load.ourJobs - othersBusy;
+/** How an endpoint's slots are used: what list_models shows and placement decides by. */
+export interface SlotUse {
+  readonly capacity: number;
+  readonly this_process: number;
+  readonly other_processes: number;
+  /** Busy slots no localagents lease accounts for: other programs using the server. */
+  readonly other_clients: number;
+  readonly free: number;
+}
+
+/**
+ * Busy slots the probe saw, less our own requests in flight and less the other
+ * processes' leases (each lease is at most one busy slot; so a lease is never
+ * counted twice, once as a lease and once as a busy slot), are other clients'.
+ */
+export function slotUse(endpoint: Endpoint, probe: EndpointProbe, load: EndpointLoad): SlotUse {
+  const capacity = capacityOf(endpoint, probe);
+  const otherClients = Math.max(0, (probe.slots?.busy ?? 0) - load.ourInFlight - load.otherProcesses);
+  return {
+    capacity,
+    this_process: load.thisProcess,
+    other_processes: load.otherProcesses,
+    other_clients: otherClients,
+    free: Math.max(0, capacity - load.thisProcess - load.otherProcesses - otherClients),
+  };
 }
 
 export interface PlacementInput {
@@ -51,7 +75,7 @@ export interface Placement {
 
 export function place(input: PlacementInput): Placement | undefined {
   const scored = input.candidates
-    .map((c, order) => ({ c, order, free: freeCapacity(c.endpoint, c.probe, input.loadOf(c.endpoint.name)) }))
+    .map((c, order) => ({ c, order, free: slotUse(c.endpoint, c.probe, input.loadOf(c.endpoint.name)).free }))
     .filter((s) => s.free > 0);
   const rank = (name: string, wanted: string | undefined): number => (name === wanted ? 0 : 1);
   scored.sort(

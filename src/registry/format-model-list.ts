@@ -3,6 +3,8 @@
  * Shared by `localagents models` and list_models' text, so both say the same;
  * only the advice at the ends is worded for its reader.
  */
+import type { QueueEntry } from '../jobs/job-manager.js';
+import type { SlotUse } from '../jobs/placement.js';
 import { PERSON_NEXT_STEPS, type ModelListing } from './model-list.js';
 import type { Audience } from './resolve.js';
 
@@ -21,6 +23,15 @@ export function describeSources(sources: readonly string[]): string {
   if (sources.length === 0) return 'none (no CLAUDE.md, settings or hooks)';
   const userNote = sources.includes('user') ? " (user includes the user's own ~/.claude settings, hooks and CLAUDE.md)" : ' (not user: ~/.claude stays out)';
   return `${sources.join(', ')}${userNote}`;
+}
+
+/** Who holds an endpoint's job places, in the words every edge uses. */
+export function describeSlotUse(use: SlotUse): string {
+  return `capacity ${use.capacity} jobs: ${use.this_process} this process, ${use.other_processes} other localagents processes, ${use.other_clients} other clients, ${use.free} free`;
+}
+
+export function describeQueueEntry(q: QueueEntry): string {
+  return `#${q.position} ${q.model} (job ${q.job_id}, ${q.this_process ? 'this process' : `pid ${q.owner_pid}`})`;
 }
 
 export function formatModelList(listing: ModelListing, audience: Audience = 'model'): string {
@@ -42,8 +53,9 @@ export function formatModelList(listing: ModelListing, audience: Audience = 'mod
       const load = e.metrics.enabled
         ? `metrics on${e.metrics.requestsRunning !== undefined ? `, running ${e.metrics.requestsRunning}` : ''}${e.metrics.requestsWaiting !== undefined ? `, waiting ${e.metrics.requestsWaiting}` : ''}${e.metrics.kvCacheUsage !== undefined ? `, KV ${Math.round(e.metrics.kvCacheUsage * 100)}%` : ''}`
         : 'metrics off';
-      const queued = Object.entries(e.queued).map(([model, n]) => `${n} queued for ${model}`);
-      out.push(`  ${slots}; capacity ${e.capacity} jobs, ${e.localagents_jobs} localagents job(s) running${queued.length ? `, ${queued.join(', ')}` : ''}; ${load}`);
+      out.push(`  ${slots}; ${load}`);
+      if (e.slot_use) out.push(`  ${describeSlotUse(e.slot_use)}`);
+      if (e.queue.length > 0) out.push(`  queue: ${e.queue.map(describeQueueEntry).join(', ')}`);
     }
     for (const w of [...e.warnings, ...e.models.flatMap((m) => m.warnings)]) out.push(`  warning: ${w}`);
     if (e.notes) out.push(`  notes: ${e.notes}`);

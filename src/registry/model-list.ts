@@ -5,18 +5,16 @@
  */
 import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
-import { capacityOf } from '../jobs/placement.js';
+import type { EndpointJobs, QueueEntry } from '../jobs/job-manager.js';
+import { slotUse, type SlotUse } from '../jobs/placement.js';
 import { matchName } from './match.js';
-
-export interface EndpointJobCounts {
-  readonly running: number;
-  readonly queuedByModel: Readonly<Record<string, number>>;
-}
 
 export interface EndpointListing extends EndpointProbe {
   readonly capacity: number;
-  readonly localagents_jobs: number;
-  readonly queued: Readonly<Record<string, number>>;
+  /** Slots by who uses them: this process, other localagents processes, other clients; and free ones. Undefined while the endpoint is not up. */
+  readonly slot_use: SlotUse | undefined;
+  /** Jobs of every localagents process waiting for a slot here, with their place in their model's FIFO. */
+  readonly queue: readonly QueueEntry[];
 }
 
 export interface MenuListing {
@@ -58,18 +56,14 @@ export const PERSON_NEXT_STEPS =
 export function buildModelList(
   config: Config,
   probes: readonly EndpointProbe[],
-  jobsOf: (endpoint: string) => EndpointJobCounts,
+  jobsOf: (endpoint: string) => EndpointJobs,
   serverCwd: string,
 ): ModelListing {
   const endpoints = probes.map((probe) => {
     const endpoint = config.endpoints.find((e) => e.name === probe.endpoint);
     const jobs = jobsOf(probe.endpoint);
-    return {
-      ...probe,
-      capacity: endpoint && probe.state === 'up' ? capacityOf(endpoint, probe) : 0,
-      localagents_jobs: jobs.running,
-      queued: jobs.queuedByModel,
-    };
+    const use = endpoint && probe.state === 'up' ? slotUse(endpoint, probe, jobs.load) : undefined;
+    return { ...probe, capacity: use?.capacity ?? 0, slot_use: use, queue: jobs.queue };
   });
   const menu = config.models.map((entry) => {
     const term = entry.served_name ?? entry.name;

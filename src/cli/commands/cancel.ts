@@ -3,10 +3,11 @@
  * this command can only ask that process:
  * - a `localagents run` process (it left a run-host marker) gets SIGTERM,
  *   which it treats as "cancel my job": the record ends `cancelled`;
- * - an MCP server runs many jobs and would stop them all on SIGTERM, so we
- *   refuse and say how to cancel from its Claude session; --force instead ends
- *   the job's Claude Code process group, and the server records the job failed;
- * - a job whose server died is already `interrupted`: nothing runs any more.
+ * - an MCP server is asked through the state directory, as cancel_job does
+ *   (src/coord/cancel-requests.ts), and stops that one job; --force instead
+ *   ends the job's Claude Code process group at once (for a server that does
+ *   not answer), and the server records the job failed;
+ * - a job whose server died is already `interrupted`: its Claude Code, if still alive, is ended.
  */
 import type { Command } from 'commander';
 import type { App } from '../../app.js';
@@ -51,6 +52,7 @@ interface CancelOutcome {
 async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOutcome> {
   const record = await loadJob(app, id);
   if (FINISHED.has(record.status)) {
+    if (record.status === 'interrupted') await app.jobs.cancel(record.id); // ends the Claude Code its dead owner left, if alive
     const note = record.status === 'interrupted'
       ? `job ${record.id} was already interrupted: the localagents process that ran it (pid ${record.owner_pid}) is gone, so nothing runs any more`
       : `job ${record.id} had already ended: ${record.status}`;
@@ -63,17 +65,22 @@ async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOu
     printNote(`asked localagents run (pid ${host}) to cancel job ${record.id}…`);
     return { record: await untilFinished(app, record.id, STOP_WAIT_MS) };
   }
-  if (!force || record.status !== 'running' || record.claude_pid === undefined) {
-    const where = `job ${record.id} is ${record.status} inside another localagents server (pid ${record.owner_pid}), and only that server can cancel it cleanly`;
+  if (!force) {
+    printNote(`asking localagents process ${record.owner_pid} to cancel job ${record.id}…`);
+    const after = await app.jobs.cancel(record.id);
+    if (FINISHED.has(after.status)) return { record: after };
     return {
-      record,
+      record: after,
       refused: {
-        message: where,
-        hint: record.status === 'running' && record.claude_pid !== undefined
-          ? `In the Claude Code session that started it, ask Claude to cancel job ${record.id}; or run localagents cancel --force ${record.id} to end its Claude Code process group (pid ${record.claude_pid}); the job is then recorded as failed.`
+        message: `job ${record.id} is still ${after.status}: localagents process ${record.owner_pid} did not answer the cancel request`,
+        hint: after.claude_pid !== undefined
+          ? `Run localagents cancel --force ${record.id} to end its Claude Code process group (pid ${after.claude_pid}); the job is then recorded as failed.`
           : `In the Claude Code session that started it, ask Claude to cancel job ${record.id}.`,
       },
     };
+  }
+  if (record.status !== 'running' || record.claude_pid === undefined) {
+    return { record, refused: { message: `job ${record.id} is ${record.status} and has no Claude Code process to end yet`, hint: `Run localagents cancel ${record.id} without --force.` } };
   }
   // A negative pid signals the whole group: Claude Code and the shells and tools it started.
   const failed = signal(-record.claude_pid, 'SIGTERM');
@@ -87,12 +94,12 @@ export function registerCancel(program: Command, ctx: CliContext): void {
     .command('cancel')
     .description('stop a running or queued job (its Claude Code process and the commands it started end; work already written stays)')
     .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
-    .option('--force', "for a job of an MCP server: end its Claude Code process group (recorded as failed, not cancelled)")
+    .option('--force', "for a job of an MCP server: end its Claude Code process group now instead of asking the server (recorded as failed, not cancelled)")
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', `
 A job started by localagents run is cancelled cleanly (its run process gets
-SIGTERM). A job of an MCP server can only be cancelled cleanly by that server:
-ask Claude in the session that started it to cancel it, or use --force.
+SIGTERM). A job of an MCP server is cancelled by that server, which this command
+asks through the state directory; --force ends its Claude Code at once instead.
 Exit code: 0 when the job is no longer running, 1 otherwise.
 
 Examples:

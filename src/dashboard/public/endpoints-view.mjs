@@ -16,7 +16,7 @@ function card(e) {
   const models = e.models.length
     ? el('ul', { class: 'models' }, ...e.models.map((m) => el('li', {}, el('code', {}, m.id), m.context ? ` · ctx ${fmtInt(m.context)}` : '', m.status ? ` · ${m.status}` : '')))
     : el('p', { class: 'muted small' }, 'no models served');
-  const queue = [`queue ${e.queued}`, `our jobs ${e.localagentsJobs}/${e.capacity}`];
+  const queue = [`queue ${e.queued}`];
   if (e.kvCacheUsage !== undefined) queue.push(`KV cache ${Math.round(e.kvCacheUsage * 100)}%`);
   return el(
     'article',
@@ -26,7 +26,9 @@ function card(e) {
     el('p', { class: 'reason' }, e.reason),
     models,
     e.state === 'up' ? slotsBar(e) : null,
+    e.slotUse ? el('p', { class: 'small slot-use' }, e.slotUse) : null,
     el('p', { class: 'small' }, queue.join(' · ')),
+    e.queue.length ? el('ol', { class: 'queue small' }, ...e.queue.map((q) => el('li', {}, q))) : null,
     ...e.warnings.map((w) => el('p', { class: 'warn small' }, w)),
   );
 }

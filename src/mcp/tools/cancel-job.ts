@@ -12,7 +12,9 @@ export function registerCancelJob(server: McpServer, app: App): void {
     'cancel_job',
     {
       title: 'Cancel a job',
-      description: 'Stop a running job (its Claude Code process and the commands it started end) or remove a queued one before it starts. Work already written stays.',
+      description:
+        'Stop a running job (its Claude Code process and the commands it started end) or remove a queued one before it starts. Work already written stays. ' +
+        'A job of another localagents process is cancelled by that process, which is asked through the state directory.',
       inputSchema: toolInput('cancel_job', { job_id: z.string().min(1).describe('The id run_agent returned.') }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

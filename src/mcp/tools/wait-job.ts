@@ -14,7 +14,7 @@ export function registerWaitJob(server: McpServer, app: App): void {
       title: 'Wait for a job',
       description:
         `Wait up to timeout_s (default 50; at most ${MAX_WAIT_S} per call, so every call stays under Claude Code's 2-minute tool limit) for a job to finish, ` +
-        'then return its record, finished or not. Call again while status is queued or running.',
+        'then return its record, finished or not (a job of another localagents process is watched through its record). Call again while status is queued or running.',
       inputSchema: toolInput('wait_job', {
         job_id: z.string().min(1).describe('The id run_agent returned.'),
         timeout_s: waitSeconds('Seconds to wait (default 50).').optional(),

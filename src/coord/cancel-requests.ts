@@ -1,0 +1,58 @@
+/**
+ * Asking another localagents process to cancel one of its jobs: only the owner
+ * can stop a job cleanly (it holds the Claude Code session, the worktree, the
+ * lease), so a request is a file named after the job in the state directory's
+ * cancel inbox, and the owner looks there while it has jobs.
+ */
+import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { checkJobId } from '../jobs/job-id.js';
+import { formatIdentity, selfIdentity } from './process-identity.js';
+
+/** How often an owner with jobs looks at its inbox; cancel_job promises the owner reacts within 2 s. */
+export const CANCEL_POLL_MS = 250;
+
+export function cancelInbox(stateDir: string): string {
+  return join(stateDir, 'coord', 'cancel');
+}
+
+/** Leaves a cancel request for the owner of `jobId`. */
+export async function requestCancel(stateDir: string, jobId: string): Promise<void> {
+  const dir = cancelInbox(stateDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await writeFile(join(dir, checkJobId(jobId)), `${formatIdentity(selfIdentity)}\n`, { mode: 0o600 });
+}
+
+/** Withdraws a request (answered, or its job ended some other way). */
+export async function withdrawCancel(stateDir: string, jobId: string): Promise<void> {
+  await unlink(join(cancelInbox(stateDir), checkJobId(jobId))).catch(() => undefined);
+}
+
+/** The requests for jobs in `owned`, each taken out of the inbox as it is returned. */
+export async function takeCancelRequests(stateDir: string, owned: ReadonlySet<string>): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(cancelInbox(stateDir));
+  } catch {
+    return [];
+  }
+  const mine = names.filter((n) => owned.has(n));
+  await Promise.all(mine.map((id) => withdrawCancel(stateDir, id)));
+  return mine;
+}
+
+/** Polls the inbox for this process's jobs and calls `onCancel` for each request; returns a stop function. */
+export function watchCancelRequests(stateDir: string, owned: () => ReadonlySet<string>, onCancel: (jobId: string) => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tick = async (): Promise<void> => {
+    const ids = owned();
+    if (ids.size > 0) for (const id of await takeCancelRequests(stateDir, ids)) onCancel(id);
+    if (!stopped) timer = setTimeout(() => void tick(), CANCEL_POLL_MS).unref();
+  };
+  timer = setTimeout(() => void tick(), CANCEL_POLL_MS).unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
