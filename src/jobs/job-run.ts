@@ -17,6 +17,8 @@ import type { JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
 import { newProgress, observe } from './session-observer.js';
+import { JOB_ENV_MARKER } from './nested-job.js';
+import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile } from './pinned-settings.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
@@ -135,16 +137,22 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   timer.unref();
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
-  const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv });
-  const envWarning = compactionWarning(sessionEnv);
-  if (envWarning !== undefined) {
-    update({ warnings: [...job.record.warnings, envWarning] });
-    line(`warning: ${envWarning}`);
+  const sessionEnv = {
+    ...buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, parentEnv: deps.parentEnv }),
+    [JOB_ENV_MARKER]: job.record.id, // a localagents started inside the session refuses to run
+  };
+  const overrides = await findOverrides(settingsFiles(job.workDir, job.settings.settingSources, sessionEnv), pinnedEnv(sessionEnv));
+  for (const warning of [compactionWarning(sessionEnv), ...overrides.map(overrideWarning)]) {
+    if (warning === undefined) continue;
+    update({ warnings: [...job.record.warnings, warning] });
+    line(`warning: ${warning}`);
   }
+  let settingsFile: Awaited<ReturnType<typeof writeSettingsFile>> | undefined;
   let sessionError: unknown;
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
   try {
+    settingsFile = await writeSettingsFile(pinnedSettings(pinnedEnv(sessionEnv, overrides)));
     await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,
@@ -153,6 +161,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       allowedTools: job.settings.allowedTools,
       disallowedTools: job.settings.disallowedTools,
       settingSources: [...job.settings.settingSources],
+      settingsFile: settingsFile.path,
       systemPromptAppend: job.settings.systemPromptAppend,
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
@@ -180,6 +189,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     sessionError = err;
   } finally {
     clearTimeout(timer);
+    await settingsFile?.remove().catch(() => undefined);
   }
 
   let status: JobStatus;

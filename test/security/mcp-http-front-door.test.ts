@@ -49,6 +49,9 @@ const INIT = JSON.stringify({
 });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
+/** The JSON-RPC error message of a refusal. */
+const errorText = (res: Raw): string => (JSON.parse(res.text) as { error: { message: string } }).error.message;
+
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
 describe('MCP over HTTP: the front door of the built binary', () => {
@@ -102,7 +105,7 @@ describe('MCP over HTTP: the front door of the built binary', () => {
   });
 
   it('the official MCP client without the token, or with a wrong one, cannot connect', async () => {
-    for (const headers of [{}, { authorization: `Bearer ${token.slice(0, -1)}x` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${token.slice(0, -1)}x` }] as Array<Record<string, string>>) {
       const client = new Client({ name: 'stranger', version: '1' });
       await expect(client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))).rejects.toThrow(/401|unauthorized/i);
     }
@@ -115,7 +118,7 @@ describe('MCP over HTTP: the front door of the built binary', () => {
       expect([auth, res.status]).toEqual([auth, 401]);
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expect(res.headers['mcp-session-id']).toBeUndefined();
-      expect(JSON.parse(res.text).error.message).toContain(`the token is in ${join(dirs.state, `mcp-http-${port}.token`)}`);
+      expect(errorText(res)).toContain(`the token is in ${join(dirs.state, `mcp-http-${port}.token`)}`);
     }
     expect(jobsMade()).toEqual(before);
   });
@@ -124,7 +127,7 @@ describe('MCP over HTTP: the front door of the built binary', () => {
     for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost:${Number(port) + 1}`, `user@127.0.0.1:${port}`, '']) {
       const res = await raw(url, 'POST', { ...MCP_HEADERS, host, authorization: `Bearer ${token}` }, INIT);
       expect([host, res.status]).toEqual([host, 403]);
-      expect(JSON.parse(res.text).error.message).toContain(`is not this server (127.0.0.1:${port} or localhost:${port} or [::1]:${port})`);
+      expect(errorText(res)).toContain(`is not this server (127.0.0.1:${port} or localhost:${port} or [::1]:${port})`);
     }
   });
 
@@ -132,7 +135,7 @@ describe('MCP over HTTP: the front door of the built binary', () => {
     for (const origin of ['http://evil.example', `http://evil.example:${port}`, 'null', `https://127.0.0.1:${port}`, `http://localhost:${Number(port) + 1}`]) {
       const res = await raw(url, 'POST', { ...MCP_HEADERS, host: `127.0.0.1:${port}`, origin, authorization: `Bearer ${token}` }, INIT);
       expect([origin, res.status]).toEqual([origin, 403]);
-      expect(JSON.parse(res.text).error.message).toContain('cross-site Origin');
+      expect(errorText(res)).toContain('cross-site Origin');
     }
     const same = await raw(url, 'POST', { ...MCP_HEADERS, host: `localhost:${port}`, origin: `http://localhost:${port}`, authorization: `Bearer ${token}` }, INIT);
     expect(same.status).toBe(200);
