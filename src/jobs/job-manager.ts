@@ -182,6 +182,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       shim: deps.shim,
       log: deps.log,
       parentEnv: deps.parentEnv,
+      stateDir: deps.stateDir,
       claudeExecutable: deps.claudeExecutable,
       save,
     })

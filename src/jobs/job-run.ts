@@ -17,6 +17,7 @@ import type { JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
 import { newProgress, observe } from './session-observer.js';
+import { deniedFrontDoors, httpFrontDoorPorts } from '../mcp/http-registry.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
 import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile } from './pinned-settings.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
@@ -30,6 +31,8 @@ export interface RunDeps {
   readonly log: Logger;
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   readonly claudeExecutable?: string | undefined;
+  /** Where localagents' HTTP front doors leave their token files (sessions are denied those servers). */
+  readonly stateDir: string;
   /** Persists the record; failures are reported in the record's warnings, never fatal. */
   readonly save: (record: JobRecord) => Promise<void>;
 }
@@ -152,7 +155,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
   try {
-    settingsFile = await writeSettingsFile(pinnedSettings(pinnedEnv(sessionEnv, overrides)));
+    settingsFile = await writeSettingsFile(pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))));
     await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,

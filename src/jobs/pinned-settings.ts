@@ -116,9 +116,10 @@ export function pinnedEnv(sessionEnv: Readonly<Record<string, string>>, tried: r
 
 export type FlagSettings = Exclude<NonNullable<Options['settings']>, string>;
 
-export function pinnedSettings(env: Readonly<Record<string, string>>): FlagSettings {
+/** `deniedMcpServers`: localagents' own HTTP front doors, so a session cannot delegate through them. */
+export function pinnedSettings(env: Readonly<Record<string, string>>, deniedMcpServers: ReadonlyArray<{ serverUrl: string }> = []): FlagSettings {
   // An empty apiKeyHelper stops a repository's helper command from running and supplying the key.
-  return { env: { ...env }, apiKeyHelper: '' };
+  return { env: { ...env }, apiKeyHelper: '', ...(deniedMcpServers.length > 0 ? { deniedMcpServers: [...deniedMcpServers] } : {}) };
 }
 
 export function overrideWarning(o: SettingsOverride): string {

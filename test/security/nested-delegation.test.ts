@@ -10,7 +10,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/jobs/job-record.js';
-import { runCli } from '../cli/cli-process.js';
+import { runCli, startCli, type Started } from '../cli/cli-process.js';
+import { until } from '../helpers/processes.js';
 import { BIN } from '../e2e/harness.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { baseEnv, endpointYaml, makeDirs, ok, startInProcess, type InProcess } from '../reliability/in-process.js';
@@ -21,6 +22,7 @@ describe('nested delegation', () => {
   let record: JobRecord;
   let init: { tools?: string[]; mcp_servers?: Array<{ name: string; status: string }> };
   let toolResults: string;
+  let httpServer: Started | undefined;
 
   const jobIds = (): string[] => readdirSync(join(h.dirs.state, 'jobs'));
 
@@ -28,16 +30,28 @@ describe('nested delegation', () => {
     sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
     const dirs = makeDirs('la-nested-');
     h = await startInProcess({ yaml: endpointYaml(sim.url), dirs, env: { LOCALAGENTS_STATE_DIR: dirs.state } });
-    // `claude mcp add --scope user local -- localagents --config …` writes this; the allow rule lets every tool of it run unasked.
+    // A second localagents of the same user, over HTTP, sharing the state directory.
+    httpServer = startCli(['--config', dirs.config, '--transport', 'http', '--port', '0'], { cwd: dirs.repo, env: baseEnv(dirs, { LOCALAGENTS_STATE_DIR: dirs.state }) });
+    expect(await until(() => /bearer token .*: (\S+)\n/.test(httpServer!.stderr()), 20_000)).toBe(true);
+    const url = /MCP streamable HTTP on (\S+)/.exec(httpServer.stderr())![1]!;
+    const token = /bearer token .*: (\S+)\n/.exec(httpServer.stderr())![1]!;
+    // `claude mcp add --scope user local -- localagents --config …` (and `--transport http remote URL --header …`) write this;
+    // the allow rules let every tool of both run unasked.
     writeFileSync(
       join(dirs.claudeConfig, '.claude.json'),
-      JSON.stringify({ mcpServers: { local: { type: 'stdio', command: process.execPath, args: [BIN, '--config', dirs.config], env: { LOCALAGENTS_STATE_DIR: dirs.state } } } }),
+      JSON.stringify({
+        mcpServers: {
+          local: { type: 'stdio', command: process.execPath, args: [BIN, '--config', dirs.config], env: { LOCALAGENTS_STATE_DIR: dirs.state } },
+          remote: { type: 'http', url, headers: { Authorization: `Bearer ${token}` } },
+        },
+      }),
     );
-    writeFileSync(join(dirs.claudeConfig, 'settings.json'), JSON.stringify({ permissions: { allow: ['mcp__local', 'mcp__local__run_agent'] } }));
+    writeFileSync(join(dirs.claudeConfig, 'settings.json'), JSON.stringify({ permissions: { allow: ['mcp__local', 'mcp__local__run_agent', 'mcp__remote', 'mcp__remote__run_agent'] } }));
     sim.setScript([
       // Time for Claude Code to start its MCP servers: without the marker, `local` is connected by the next turn.
       { toolUse: { name: 'Bash', input: { command: 'sleep 5', description: 'Wait' } } },
       { toolUse: { name: 'mcp__local__run_agent', input: { task: 'Write nested.txt saying pwned.', wait_s: 30 } } },
+      { toolUse: { name: 'mcp__remote__run_agent', input: { task: 'Write nested.txt saying pwned.', wait_s: 30 } } },
       { toolUse: { name: 'Bash', input: { command: `${process.execPath} ${BIN} --config ${dirs.config} run "Write nested2.txt." 2>&1; echo "exit=$?"`, description: 'Start a job from the shell' } } },
       { text: 'Could not delegate.' },
     ]);
@@ -48,15 +62,23 @@ describe('nested delegation', () => {
     toolResults = JSON.stringify(events.filter((e) => e.type === 'user'));
   }, 170_000);
   afterAll(async () => {
+    httpServer?.child.kill('SIGTERM');
+    await httpServer?.result;
     await h?.close();
     await sim?.close();
   });
 
-  it('the session has none of the user-scope server\'s tools: the model\'s run_agent call finds no such tool', () => {
+  it('the session has none of the user-scope stdio server\'s tools: the model\'s run_agent call finds no such tool', () => {
     expect(record.status).toBe('succeeded');
-    expect(init.mcp_servers?.map((s) => s.name)).toEqual(['local']); // the user's config was read
+    expect(init.mcp_servers?.map((s) => s.name)).toContain('local'); // the user's config was read
     expect((init.tools ?? []).filter((t) => t.startsWith('mcp__local'))).toEqual([]);
     expect(toolResults).toContain('No such tool available: mcp__local__run_agent');
+  });
+
+  it('a localagents HTTP front door of the same user is denied to the session (deniedMcpServers)', () => {
+    expect(init.mcp_servers?.map((s) => s.name)).not.toContain('remote');
+    expect((init.tools ?? []).filter((t) => t.startsWith('mcp__remote'))).toEqual([]);
+    expect(toolResults).toContain('No such tool available: mcp__remote__run_agent');
   });
 
   it('the model\'s run_agent call and its `localagents run` from Bash start no job and write nothing', () => {

@@ -4,13 +4,14 @@
  * dashboard. A signal or the client going away closes the app, so running jobs
  * are recorded `interrupted` (resumable) instead of being left `running`.
  */
-import { writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { App } from '../../app.js';
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
 import { refuseInsideJob } from '../../jobs/nested-job.js';
 import { createMcpServer } from '../../mcp/server.js';
+import { tokenFileName } from '../../mcp/http-registry.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';
 import { isLoopbackAddress } from '../../net/front-door.js';
 import { newToken } from '../../net/token.js';
@@ -78,7 +79,7 @@ function httpToken(ctx: CliContext): { token: string; given: boolean } {
 
 async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Promise<void> {
   const { token, given } = httpToken(ctx);
-  const tokenFile = (port: number): string => `mcp-http-${port}.token`;
+  const tokenFile = tokenFileName;
   const tokenHint = (port: number): string =>
     given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${join(app.stateDir, tokenFile(port))}.`;
   const handle = await serveHttp(() => createMcpServer(app, ctx.version), { port: Number(opts.port), host: opts.host, token, tokenHint, allowedHosts: opts.allowedHost });
@@ -98,6 +99,8 @@ async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Pro
     await untilSignal();
   } finally {
     await handle.close();
+    // A dead server's token opens nothing; its file would only keep its port on the sessions' deny list.
+    if (!given) await rm(join(app.stateDir, tokenFile(Number(new URL(handle.url).port))), { force: true });
   }
 }
 
