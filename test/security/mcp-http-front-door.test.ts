@@ -54,7 +54,7 @@ const errorText = (res: Raw): string => (JSON.parse(res.text) as { error: { mess
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
-describe('MCP over HTTP: the front door of the built binary', () => {
+describe('MCP over HTTP: the front door of the built binary', { timeout: 150_000 }, () => {
   let dirs: E2EDirs;
   let sim: Simulator;
   let server: Started;
@@ -69,11 +69,11 @@ describe('MCP over HTTP: the front door of the built binary', () => {
     sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
     writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
     server = startCli(['--config', dirs.config, '--transport', 'streamable-http', '--port', '0'], { cwd: dirs.repo, env: serverEnv(dirs) });
-    expect(await until(() => /bearer token .*: (\S+)\n/.test(server.stderr()), 20_000)).toBe(true);
+    expect(await until(() => /bearer token .*: (\S+)\n/.test(server.stderr()), 60_000)).toBe(true);
     url = /MCP streamable HTTP on (\S+)/.exec(server.stderr())![1]!;
     port = new URL(url).port;
     token = /bearer token .*: (\S+)\n/.exec(server.stderr())![1]!;
-  });
+  }, 90_000);
   afterAll(async () => {
     server?.child.kill('SIGTERM');
     await server?.result;
@@ -160,7 +160,7 @@ describe('MCP over HTTP: the front door of the built binary', () => {
   });
 });
 
-describe('MCP over HTTP: choosing the token and the transport name', () => {
+describe('MCP over HTTP: choosing the token and the transport name', { timeout: 120_000 }, () => {
   let dirs: E2EDirs;
 
   beforeAll(() => {
@@ -172,7 +172,7 @@ describe('MCP over HTTP: choosing the token and the transport name', () => {
     const mine = 'my-own-token-0123456789-abcdefghijklmnop';
     const server = startCli(['--config', dirs.config, '--transport', 'http', '--port', '0'], { cwd: dirs.repo, env: serverEnv(dirs, { LOCALAGENTS_HTTP_TOKEN: mine }) });
     try {
-      expect(await until(() => server.stderr().includes('MCP streamable HTTP on'), 20_000)).toBe(true);
+      expect(await until(() => server.stderr().includes('MCP streamable HTTP on'), 60_000)).toBe(true);
       const url = /MCP streamable HTTP on (\S+)/.exec(server.stderr())![1]!;
       expect(server.stderr()).not.toContain(mine);
       expect(server.stderr()).toContain('bearer token from LOCALAGENTS_HTTP_TOKEN');

@@ -32,7 +32,7 @@ describe('nested delegation', () => {
     h = await startInProcess({ yaml: endpointYaml(sim.url), dirs, env: { LOCALAGENTS_STATE_DIR: dirs.state } });
     // A second localagents of the same user, over HTTP, sharing the state directory.
     httpServer = startCli(['--config', dirs.config, '--transport', 'http', '--port', '0'], { cwd: dirs.repo, env: baseEnv(dirs, { LOCALAGENTS_STATE_DIR: dirs.state }) });
-    expect(await until(() => /bearer token .*: (\S+)\n/.test(httpServer!.stderr()), 20_000)).toBe(true);
+    expect(await until(() => /bearer token .*: (\S+)\n/.test(httpServer!.stderr()), 60_000)).toBe(true);
     const url = /MCP streamable HTTP on (\S+)/.exec(httpServer.stderr())![1]!;
     const token = /bearer token .*: (\S+)\n/.exec(httpServer.stderr())![1]!;
     // `claude mcp add --scope user local -- localagents --config …` (and `--transport http remote URL --header …`) write this;

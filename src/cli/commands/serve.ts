@@ -79,10 +79,10 @@ function httpToken(ctx: CliContext): { token: string; given: boolean } {
 
 async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Promise<void> {
   const { token, given } = httpToken(ctx);
-  const tokenFile = tokenFileName;
   const tokenHint = (port: number): string =>
-    given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${join(app.stateDir, tokenFile(port))}.`;
+    given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${join(app.stateDir, tokenFileName(port))}.`;
   const handle = await serveHttp(() => createMcpServer(app, ctx.version), { port: Number(opts.port), host: opts.host, token, tokenHint, allowedHosts: opts.allowedHost });
+  const port = Number(new URL(handle.url).port);
   try {
     if (!isLoopbackAddress(opts.host)) {
       ctx.log.warn('MCP HTTP listens on %s, reachable from other machines: every request needs the bearer token, and the token travels unencrypted (put TLS in front).', opts.host);
@@ -91,7 +91,7 @@ async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Pro
       ctx.log.warn('MCP streamable HTTP on %s (answers %s; bearer token from %s)', handle.url, handle.door.describe(), HTTP_TOKEN_ENV);
     } else {
       // Written before it is printed: whoever reads the line can find the file at once.
-      const written = await writeSecretFile(app, tokenFile(Number(new URL(handle.url).port)), token);
+      const written = await writeSecretFile(app, tokenFileName(port), token);
       ctx.log.warn('MCP streamable HTTP on %s (answers %s)', handle.url, handle.door.describe());
       ctx.log.warn('bearer token (new each start, also in %s): %s', written, token);
       ctx.log.warn('add it: claude mcp add --transport http localagents %s --header "Authorization: Bearer $(cat %s)"', handle.url, written);
@@ -100,7 +100,7 @@ async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Pro
   } finally {
     await handle.close();
     // A dead server's token opens nothing; its file would only keep its port on the sessions' deny list.
-    if (!given) await rm(join(app.stateDir, tokenFile(Number(new URL(handle.url).port))), { force: true });
+    if (!given) await rm(join(app.stateDir, tokenFileName(port)), { force: true });
   }
 }
 
