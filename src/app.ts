@@ -5,13 +5,16 @@
 import { createProber, type Prober } from './backends/probe.js';
 import { createConfigLoader } from './config/cached-loader.js';
 import type { Config, EndpointConfig, ModelEntry } from './config/schema.js';
-import { upsertSidecarEntry } from './config/sidecar.js';
+import { upsertSidecarEntry, type ModelInput } from './config/sidecar.js';
+import { checkToolEndpoint } from './config/tool-grants.js';
 import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
 import { createJobManager, type JobManager } from './jobs/job-manager.js';
 import { createJobStore, stateDirFrom, type JobStore } from './jobs/job-store.js';
+import type { LiveThresholds } from './jobs/live-requests.js';
 import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/local-complete.js';
 import type { Logger } from './log.js';
+import { modelAvailability, type ModelAvailability } from './registry/availability.js';
 import { buildModelList, type ModelListing } from './registry/model-list.js';
 import { createShimServer, type ShimServer } from './shim/server.js';
 
@@ -23,6 +26,8 @@ export interface AppOptions {
   readonly stateDir?: string | undefined;
   readonly claudeExecutable?: string | undefined;
   readonly queuePollMs?: number | undefined;
+  /** When an open backend request is flagged silent or runaway (default: 60 s; 4× the longest turn and 4,000 tokens). */
+  readonly liveThresholds?: LiveThresholds | undefined;
   /** Replaces reading models.yaml (the self-test builds its Config in memory and writes no file). */
   readonly loadConfig?: (() => Promise<Config>) | undefined;
 }
@@ -35,8 +40,10 @@ export interface App {
   readonly jobs: JobManager;
   loadConfig(): Promise<Config>;
   listModels(): Promise<ModelListing>;
+  /** Where `model` is live now, or what to tell the user to start it; starts nothing. */
+  requestModel(model: string): Promise<ModelAvailability>;
   registerEndpoint(name: string, entry: EndpointConfig): Promise<{ sidecar: string; entry: EndpointConfig; probe: EndpointProbe }>;
-  registerModel(name: string, entry: ModelEntry): Promise<{ sidecar: string; entry: ModelEntry; listing: ModelListing }>;
+  registerModel(name: string, entry: ModelInput): Promise<{ sidecar: string; entry: ModelEntry; listing: ModelListing }>;
   complete(request: CompleteRequest): Promise<CompleteResult>;
   close(): Promise<void>;
 }
@@ -58,6 +65,7 @@ export function createApp(options: AppOptions): App {
     defaultCwd: options.cwd,
     claudeExecutable: options.claudeExecutable,
     queuePollMs: options.queuePollMs,
+    liveThresholds: options.liveThresholds,
   });
 
   const listModels = async (): Promise<ModelListing> => {
@@ -74,8 +82,13 @@ export function createApp(options: AppOptions): App {
     jobs,
     loadConfig: load,
     listModels,
+    async requestModel(model) {
+      const config = await load();
+      return modelAvailability(config, await prober.probeAll(config), model);
+    },
     async registerEndpoint(name, entry) {
       const config = await load();
+      checkToolEndpoint(config, name, entry);
       const written = await upsertSidecarEntry(config.sidecarPath, 'endpoints', name, entry);
       const merged = await load();
       // The sidecar wins the merge, so the entry is there, with its api_key_env resolved.

@@ -3,6 +3,7 @@
  * so nothing in src/ writes there. Level from LOCALAGENTS_LOG (error|warn|info|debug).
  */
 import { debuglog, format } from 'node:util';
+import { redactSecrets } from './secrets/redact.js';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
@@ -18,7 +19,7 @@ export interface Logger {
 export function createLogger(level: LogLevel = levelFromEnv(), sink: (line: string) => void = writeStderr): Logger {
   const nodeDebug = debuglog('localagents');
   const emit = (at: LogLevel, msg: string, args: unknown[]): void => {
-    const line = format(msg, ...args);
+    const line = redactSecrets(format(msg, ...args));
     if (ORDER[at] <= ORDER[level]) sink(`localagents ${at}: ${line}\n`);
     else if (at === 'debug') nodeDebug(line);
   };

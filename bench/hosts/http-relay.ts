@@ -32,7 +32,7 @@ export async function startHttpRelay(targetPort: number): Promise<HttpRelay> {
       headers: requestHeadersForBackend(req.headers, undefined, body.length),
       body: req.method === 'GET' ? null : body,
     });
-    res.writeHead(upstream.statusCode, responseHeadersForClient(upstream.headers));
+    res.writeHead(upstream.statusCode, responseHeadersForClient(upstream.headers, false));
     for await (const chunk of upstream.body) if (!res.write(chunk as Buffer)) await once(res, 'drain'); // undici yields Buffers
     res.end();
   };

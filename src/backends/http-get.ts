@@ -1,8 +1,18 @@
 /**
- * One bounded GET for probes. Returns the status and body, or throws the
- * transport error untouched so connect-failure.ts can classify it.
+ * One bounded GET for probes. Returns the status and the (decoded, redacted)
+ * body, or throws: the transport error untouched so connect-failure.ts can
+ * classify it, or a BackendAnswerError for an answer we refuse to read (too
+ * big, undecodable, a redirect, a body that stopped coming).
  */
 import { request, type Dispatcher } from 'undici';
+import { redactSecrets } from '../secrets/redact.js';
+import { ACCEPT_IDENTITY, BackendAnswerError, decodedBody, discard, readWhole, redirectMessage } from './answer-body.js';
+
+/**
+ * The most a probe reads of one answer. A model list, /props or a 64-slot /slots
+ * is tens of kB; vLLM's /metrics with every histogram a few hundred kB.
+ */
+export const MAX_PROBE_BODY = 4 * 1024 * 1024;
 
 export interface GetResult {
   readonly status: number;
@@ -10,9 +20,11 @@ export interface GetResult {
 }
 
 export interface GetOptions {
-  readonly dispatcher: Dispatcher;
+  /** undici's global dispatcher when undefined. */
+  readonly dispatcher: Dispatcher | undefined;
   readonly signal: AbortSignal;
   readonly apiKey: string | undefined;
+  readonly limit?: number | undefined;
 }
 
 /** Both headers: llama.cpp reads either, vLLM only Bearer, other servers one or the other. */
@@ -25,10 +37,31 @@ export async function httpGet(url: string, options: GetOptions): Promise<GetResu
     method: 'GET',
     dispatcher: options.dispatcher,
     signal: options.signal,
-    headers: { accept: 'application/json, text/plain', ...authHeaders(options.apiKey) },
+    headers: { accept: 'application/json, text/plain', 'accept-encoding': ACCEPT_IDENTITY, ...authHeaders(options.apiKey) },
   });
-  const text = await response.body.text();
-  return { status: response.statusCode, text };
+  const what = `GET ${url}`;
+  const redirect = redirectMessage(response.statusCode, response.headers.location, url, what);
+  if (redirect !== undefined) {
+    discard(response.body);
+    throw new BackendAnswerError(redirect, 'redirect');
+  }
+  const body = decodedBody(response.body, response.headers['content-encoding'], what);
+  let raw: Buffer;
+  try {
+    raw = await readWhole(body, options.limit ?? MAX_PROBE_BODY, what);
+  } catch (err) {
+    if (err instanceof BackendAnswerError) throw err;
+    // The server answered (status and headers came) and then its body stopped: that is not "no answer".
+    const code = (err as { code?: unknown }).code;
+    const why = options.signal.aborted
+      ? 'did not finish its body within the probe timeout'
+      : typeof code === 'string' && code.startsWith('Z_')
+        ? `sent a body that does not decode as its content-encoding says (${code})`
+        : 'cut its body short';
+    throw new BackendAnswerError(`${what} answered HTTP ${response.statusCode} but ${why} (an endless, stalled or broken answer)`, 'cut');
+  }
+  // Redacted before any caller slices it: a key cut in half would slip past redaction later.
+  return { status: response.statusCode, text: redactSecrets(raw.toString('utf8')) };
 }
 
 /** JSON.parse that answers undefined instead of throwing: probe bodies are untrusted. */

@@ -3,22 +3,17 @@
  * prompt tokens evaluated vs reused, throughput, speculative acceptance.
  * Knows llama.cpp's `llamacpp:*` and vLLM's `vllm:*` names.
  */
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Endpoint } from '../config/schema.js';
-import { authHeaders } from './http-get.js';
+import { httpGet } from './http-get.js';
 import { metricTotals, parsePrometheus } from './prometheus.js';
 
 export type MetricsSnapshot = Record<string, number>;
 
 export async function snapshotMetrics(endpoint: Endpoint, dispatcher: Dispatcher | undefined, timeoutMs = 2000): Promise<MetricsSnapshot | undefined> {
   try {
-    const res = await request(new URL('/metrics', endpoint.base_url), {
-      dispatcher,
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: authHeaders(endpoint.apiKey),
-    });
-    const text = await res.body.text();
-    return res.statusCode === 200 ? metricTotals(parsePrometheus(text)) : undefined;
+    const res = await httpGet(new URL('/metrics', endpoint.base_url).href, { dispatcher, signal: AbortSignal.timeout(timeoutMs), apiKey: endpoint.apiKey });
+    return res.status === 200 ? metricTotals(parsePrometheus(res.text)) : undefined;
   } catch {
     return undefined; // metrics are a bonus: a job never fails because /metrics is off or slow
   }

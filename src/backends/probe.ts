@@ -5,11 +5,12 @@
  */
 import { Agent, buildConnector } from 'undici';
 import type { Config, Endpoint } from '../config/schema.js';
+import { BackendAnswerError } from './answer-body.js';
 import { classifyConnectFailure } from './connect-failure.js';
 import { httpGet } from './http-get.js';
 import { probeLlamaCpp } from './llama-cpp.js';
 import { probeOther } from './other.js';
-import type { BackendProber, ProbeContext } from './probe-context.js';
+import { findings, type BackendProber, type ProbeContext, type ProbeFindings } from './probe-context.js';
 import type { EndpointProbe } from './types.js';
 import { probeVllm } from './vllm.js';
 
@@ -45,32 +46,19 @@ export function createProber(): Prober {
   async function probeEndpoint(endpoint: Endpoint, timeoutS: number): Promise<EndpointProbe> {
     const started = performance.now();
     const url = new URL(endpoint.base_url);
-    const hostPort = url.host || url.hostname;
     const signal = AbortSignal.timeout(Math.round(timeoutS * 1000));
     const ctx: ProbeContext = {
       endpoint,
       timeoutS,
       get: (path) => httpGet(new URL(path, url).href, { dispatcher: agent, signal, apiKey: endpoint.apiKey }),
     };
-    let found;
+    let found: ProbeFindings;
     try {
       found = await PROBERS[endpoint.backend](ctx);
     } catch (err) {
-      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-      const connectedDuringProbe = (lastConnect.get(`${url.hostname}:${port}`) ?? -1) >= started;
-      const failure = classifyConnectFailure(err, hostPort, timeoutS, connectedDuringProbe);
-      found = {
-        state: failure.state,
-        hostState: failure.hostState,
-        reason: endpoint.backend === 'vllm' && failure.hostState === 'up' && failure.state === 'down'
-          ? `${failure.reason}; vLLM also refuses connections while it is still loading its model`
-          : failure.reason,
-        models: [],
-        slots: undefined,
-        metrics: { enabled: false },
-        server: {},
-        warnings: [],
-      };
+      // An answer we refuse to read (too big, a redirect, compressed past decoding, stalled mid-body):
+      // the server is up and answered; what it answered is the problem.
+      found = err instanceof BackendAnswerError ? findings.failed(err.message) : unreachable(endpoint, url, err, timeoutS, started);
     }
     return {
       endpoint: endpoint.name,
@@ -80,6 +68,25 @@ export function createProber(): Prober {
       notes: endpoint.notes,
       ...found,
       elapsedMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /** No HTTP answer at all: say whether the host or only the server is down. */
+  function unreachable(endpoint: Endpoint, url: URL, err: unknown, timeoutS: number, started: number): ProbeFindings {
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    const connectedDuringProbe = (lastConnect.get(`${url.hostname}:${port}`) ?? -1) >= started;
+    const failure = classifyConnectFailure(err, url.host || url.hostname, timeoutS, connectedDuringProbe);
+    return {
+      state: failure.state,
+      hostState: failure.hostState,
+      reason: endpoint.backend === 'vllm' && failure.hostState === 'up' && failure.state === 'down'
+        ? `${failure.reason}; vLLM also refuses connections while it is still loading its model`
+        : failure.reason,
+      models: [],
+      slots: undefined,
+      metrics: { enabled: false },
+      server: {},
+      warnings: [],
     };
   }
 

@@ -26,28 +26,20 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
   }
 
   if (config) {
-    const probes = await app.prober.probeAll(config);
-    for (const p of probes) {
+    // The same listing list_models returns, so every warning it has reaches the user here too.
+    const listing = await app.listModels();
+    for (const p of listing.endpoints) {
       const fixes: string[] = [];
       if (p.state === 'down' && p.hostState === 'up') fixes.push(`start the server on ${p.host ?? p.baseUrl}, or fix the port in base_url`);
       if (p.state === 'down' && p.hostState !== 'up') fixes.push(`check that ${p.host ?? p.baseUrl} is powered on and reachable from here`);
-      if (p.server.toolCalls === false) fixes.push('llama-server was started without --jinja (or with a template that cannot call tools): restart it with --jinja');
-      if (p.backend === 'llama.cpp' && p.state === 'up' && !p.metrics.enabled) fixes.push('start llama-server with --metrics to get per-job cache and throughput numbers');
-      for (const m of p.models) {
-        if (m.context !== undefined && m.context < 131_072) {
-          fixes.push(
-            p.backend === 'vllm'
-              ? `${m.id}: max_model_len ${m.context} < 128k: raise --max-model-len`
-              : `${m.id}: slot context ${m.context} < 128k: give each slot more with -c or fewer --parallel`,
-          );
-        }
-      }
+      // Each warning says what to do about it ("/slots is off: start llama-server with --slots …").
+      fixes.push(...p.warnings, ...p.models.flatMap((m) => m.warnings));
       if (p.backend === 'vllm' && p.state === 'up') fixes.push('make sure vLLM runs with --enable-auto-tool-choice --tool-call-parser <parser for your model> (tool calls fail otherwise)');
       checks.push({
         name: `endpoint ${p.endpoint}`,
         ok: p.state === 'up',
         detail: `${p.state} — ${p.reason}${p.models.length ? ` [${p.models.map((m) => `${m.id} ctx ${m.context ?? '?'}`).join(', ')}]` : ''}`,
-        fixes,
+        fixes: [...new Set(fixes)],
       });
     }
   }

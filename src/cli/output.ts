@@ -1,23 +1,26 @@
 /**
  * The CLI's only door to the terminal. Everything else in src/ writes to the
  * logger (stderr) or returns data; the live job display writes through a
- * `Terminal` so it can be driven and tested without a real one.
+ * `Terminal` so it can be driven and tested without a real one. Every text is
+ * redacted on its way out.
  */
+import { redactDeep, redactSecrets } from '../secrets/redact.js';
+
 export function print(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  process.stdout.write(redactSecrets(text.endsWith('\n') ? text : `${text}\n`));
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(redactDeep(value), null, 2)}\n`);
 }
 
 export function printError(message: string, hint?: string): void {
-  process.stderr.write(`error: ${message}\n${hint ? `${hint}\n` : ''}`);
+  process.stderr.write(redactSecrets(`error: ${message}\n${hint ? `${hint}\n` : ''}`));
 }
 
 /** A side remark for a human (stderr), so stdout stays what a script parses. */
 export function printNote(text: string): void {
-  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+  process.stderr.write(redactSecrets(text.endsWith('\n') ? text : `${text}\n`));
 }
 
 export interface Terminal {
@@ -46,7 +49,7 @@ export function processTerminal(): Terminal {
     interactive: stdout.isTTY && stdin.isTTY,
     columns: () => (stdout.isTTY && stdout.columns > 0 ? stdout.columns : 80),
     write(text) {
-      if (!broken) stdout.write(text);
+      if (!broken) stdout.write(redactSecrets(text));
     },
     readKey(signal) {
       if (!stdin.isTTY || signal?.aborted) return Promise.resolve(undefined);

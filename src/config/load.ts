@@ -13,6 +13,7 @@ import { isErrno, locateConfig, type LocateOptions } from './locate.js';
 import { defaultsSchema, type Config, type Endpoint, type EndpointConfig, type ModelEntry, type ModelMenuEntry } from './schema.js';
 import { validateConfigText, type ValidatedFile } from './validate-file.js';
 import { ConfigError } from '../errors.js';
+import { learnSecret } from '../secrets/redact.js';
 
 export interface LoadConfigOptions {
   /** `--config PATH`. */
@@ -80,6 +81,8 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
         warnings.push(apiKeyProblem);
       }
     }
+    // From here on every text that leaves the process has this key blanked out.
+    learnSecret(apiKey);
     resolved.push({ ...value, name, apiKey, apiKeyProblem });
   }
   if (issues.length > 0) throw configErrorFromIssues(issues);
@@ -94,6 +97,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
     defaults: defaultsSchema.parse(writtenDefaults),
     searched: location.searched,
     warnings,
+    handWrittenEndpoints: (location.path !== undefined ? files[0]?.config?.endpoints : undefined) ?? {},
   };
 }
 

@@ -47,6 +47,8 @@ export const baseUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
+const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
+
 const envMap = z.record(z.string(), z.string({ error: 'env values must be strings (quote numbers and booleans)' }));
 
 export const endpointSchema = z.strictObject({
@@ -56,7 +58,7 @@ export const endpointSchema = z.strictObject({
   notes: z.string().optional(),
   env: envMap.optional(),
   api_key: z.string().optional(),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+  api_key_env: envVarName.optional(),
   /** Concurrent localagents jobs allowed here; defaults to the probed slot count (llama.cpp) or 4 (vLLM). */
   max_jobs: z.number().int().min(1).max(256).optional(),
 });
@@ -68,6 +70,7 @@ export const modelSchema = z.strictObject({
   endpoint: z.string().min(1).optional(),
   context: z.number().int().min(1024).max(16_777_216).optional(),
   bring_up: z.string().optional(),
+  tags: z.array(z.string()).optional(),
 });
 
 export const DEFAULT_SYSTEM_PROMPT_APPEND = [
@@ -85,6 +88,12 @@ export const defaultsSchema = z.strictObject({
   permission_mode: z.enum(PERMISSION_MODES).default('acceptEdits'),
   /** Whether run_agent may ask for bypassPermissions at all (a prompt-injected caller must not lift it). */
   allow_bypass_permissions: z.boolean().default(false),
+  /**
+   * Environment variables a register_endpoint call may name as api_key_env for any host. Without this, a call
+   * may only name a variable models.yaml itself sends to that same host (a prompt-injected caller must not
+   * point GITHUB_TOKEN at a server of its choosing).
+   */
+  allowed_key_env: z.array(envVarName).default([]),
   allowed_tools: z.array(name).default(['Read', 'Write', 'Edit', 'MultiEdit', 'Glob', 'Grep', 'Bash', 'TodoWrite', 'NotebookEdit']),
   disallowed_tools: z.array(name).default(['Agent', 'Task']),
   setting_sources: z.array(z.enum(SETTING_SOURCES)).default(['user', 'project', 'local']),
@@ -140,4 +149,6 @@ export interface Config {
   readonly searched?: readonly string[];
   /** Problems that do not stop the registry from loading (an unset api_key_env). */
   readonly warnings?: readonly string[];
+  /** The endpoints as models.yaml itself defines them, before the sidecar: what a tool call may not widen. */
+  readonly handWrittenEndpoints?: Readonly<Record<string, EndpointConfig>>;
 }

@@ -4,6 +4,7 @@
  * referrer, no framing, and a CSP that allows only our own files.
  */
 import type { ServerResponse } from 'node:http';
+import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
@@ -15,12 +16,13 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
+  const body = JSON.stringify(redactDeep(value));
   res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string): void {
+export function sendText(res: ServerResponse, status: number, raw: string): void {
+  const text = redactSecrets(raw);
   res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

@@ -17,12 +17,19 @@ export interface JobRow {
   readonly tool_calls: number;
   readonly files_touched: number;
   readonly requests: number;
+  /** Output tokens per second of the job's open requests now (running jobs only). */
+  readonly tokens_per_s: number | undefined;
   readonly queue_position: number | undefined;
   readonly last_activity: string | undefined;
   readonly error: string | undefined;
 }
 
 const TASK_PREVIEW = 140;
+
+function tokensPerS(record: JobRecord): number | undefined {
+  const speeds = (record.in_flight ?? []).map((r) => r.tokens_per_s).filter((v): v is number => v !== undefined);
+  return speeds.length === 0 ? undefined : Math.round(speeds.reduce((a, b) => a + b, 0));
+}
 
 export function jobRow(record: JobRecord): JobRow {
   return {
@@ -38,6 +45,7 @@ export function jobRow(record: JobRecord): JobRow {
     tool_calls: record.tool_calls,
     files_touched: record.files_touched.length,
     requests: record.requests,
+    tokens_per_s: tokensPerS(record),
     queue_position: record.queue?.position,
     last_activity: record.last_activity?.what,
     error: record.error?.slice(0, 300),

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { redactSecrets } from '../secrets/redact.js';
 import type { EndpointsView } from './endpoint-view.js';
 import type { JobRow } from './job-row.js';
 
@@ -55,7 +56,7 @@ export function createLiveFeed(options: FeedOptions): LiveFeed {
       client.res.destroy();
       return;
     }
-    client.res.write(`event: ${event}\ndata: ${data}\n\n`);
+    client.res.write(`event: ${event}\ndata: ${redactSecrets(data)}\n\n`);
   };
   const broadcast = (event: string, data: string): void => {
     for (const client of clients) send(client, event, data);

@@ -7,6 +7,7 @@
  */
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
+import type { InFlightRequest } from '../jobs/job-record.js';
 
 export interface RequestPoint {
   /** 1-based number of the generation request within the job. */
@@ -22,6 +23,8 @@ export interface RequestPoint {
   readonly output: number | null;
   readonly messages: number | null;
   readonly error: string | null;
+  /** Still open: its bar grows while the job runs (output so far; total_ms = open for). */
+  readonly open?: boolean;
 }
 
 export interface RequestSeries {
@@ -53,6 +56,7 @@ const entrySchema = z.looseObject({
     .nullish(),
   error: z.string().nullish(),
   original_error: z.string().nullish(),
+  error_source: z.string().nullish(),
 });
 
 async function readTail(path: string): Promise<{ text: string; truncated: boolean }> {
@@ -110,7 +114,8 @@ export function parseRequestLines(text: string): { points: RequestPoint[]; unrea
       fresh: e.usage?.input_tokens ?? null,
       output: e.usage?.output_tokens ?? null,
       messages: e.messages ?? null,
-      error: e.status >= 400 ? (e.error ?? e.original_error ?? `HTTP ${e.status}`).slice(0, 300) : null,
+      // An error inside a 200 stream, or a cut stream, is an error too.
+      error: e.status >= 400 || e.error_source !== undefined ? (e.error ?? e.original_error ?? `HTTP ${e.status}`).slice(0, 300) : null,
     });
   }
   return { points, unreadable };
@@ -119,4 +124,24 @@ export function parseRequestLines(text: string): { points: RequestPoint[]; unrea
 export async function readRequestSeries(path: string): Promise<RequestSeries> {
   const { text, truncated } = await readTail(path);
   return { ...parseRequestLines(text), truncated };
+}
+
+/** The series with the job's open requests after the finished ones, as points marked open. */
+export function withOpenRequests(points: readonly RequestPoint[], inFlight: readonly InFlightRequest[], now: Date = new Date()): RequestPoint[] {
+  const open = [...inFlight]
+    .sort((a, b) => a.request - b.request)
+    .map((r, i): RequestPoint => ({
+      n: points.length + i + 1,
+      t: r.started_at,
+      status: 0,
+      ttfb_ms: null,
+      total_ms: Math.max(0, now.getTime() - Date.parse(r.started_at)),
+      cached: r.cached_tokens ?? null,
+      fresh: r.prompt_tokens === undefined ? null : r.prompt_tokens - (r.cached_tokens ?? 0),
+      output: r.output_tokens,
+      messages: null,
+      error: null,
+      open: true,
+    }));
+  return [...points, ...open];
 }

@@ -13,7 +13,7 @@ import { sendBody, sendJson, sendText } from './http-reply.js';
 import { jobDetail } from './job-detail.js';
 import { jobRow } from './job-row.js';
 import { createLiveFeed } from './live-feed.js';
-import { readRequestSeries } from './request-series.js';
+import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
 import { createFrontDoor } from '../net/front-door.js';
@@ -72,7 +72,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
       if (job[2] === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));
       const record = await app.jobs.get(id);
       const series = await readRequestSeries(app.store.paths(id).requests);
-      return sendJson(res, 200, { ...series, context: record.model.context ?? null });
+      return sendJson(res, 200, { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null });
     }
     return sendText(res, 404, 'not found\n');
   };

@@ -16,6 +16,7 @@ import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobListing, JobPaths, JobStore } from './job-store.js';
+import type { LiveThresholds } from './live-requests.js';
 import { place, type EndpointLoad } from './placement.js';
 import { newQueuedRecord, resumeTarget } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
@@ -33,6 +34,8 @@ export interface JobManagerDeps {
   readonly claudeExecutable?: string | undefined;
   /** How often a non-empty queue re-probes for free slots. */
   readonly queuePollMs?: number;
+  /** When an open backend request is flagged silent or runaway. */
+  readonly liveThresholds?: LiveThresholds | undefined;
 }
 
 interface QueuedJob {
@@ -218,6 +221,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       stateDir: deps.stateDir,
       claudeExecutable: deps.claudeExecutable,
       save,
+      liveThresholds: deps.liveThresholds,
     })
       .catch(async (err: unknown) => {
         job.record = { ...job.record, status: 'failed', error: `localagents failed to run the job: ${errorMessage(err)}`, finished_at: new Date().toISOString() };

@@ -48,6 +48,47 @@ const metricsDeltaSchema = z.object({
 });
 export type MetricsDelta = z.infer<typeof metricsDeltaSchema>;
 
+const flagSchema = z.object({
+  kind: z.enum(['silent', 'runaway', 'repetitive']),
+  /** What is known, in words ("reading a ~60k-token prompt at ~900 tokens/s: about 70 s"). */
+  message: z.string(),
+});
+export type RequestFlag = z.infer<typeof flagSchema>;
+
+/** One backend request of the job that is open now (the live view). */
+const inFlightSchema = z.object({
+  request: z.number(),
+  started_at: z.string(),
+  phase: z.enum(['waiting for a slot', 'reading the prompt', 'generating']),
+  /** Whole prompt and its cached part, once the backend said (with the first token). */
+  prompt_tokens: z.number().optional(),
+  cached_tokens: z.number().optional(),
+  /** Before that: a guess from the request size and this job's earlier requests. */
+  prompt_tokens_estimate: z.number().optional(),
+  /** Estimated from the stream while it runs (see src/shim/request-progress.ts); the backend's count once it sent one. */
+  output_tokens: z.number(),
+  output_tokens_exact: z.boolean(),
+  /** Over the last few seconds of generation. */
+  tokens_per_s: z.number().optional(),
+  /** Seconds since the last byte from the backend (since the start, before the first). */
+  silent_s: z.number(),
+  flags: z.array(flagSchema),
+});
+export type InFlightRequest = z.infer<typeof inFlightSchema>;
+
+/** A backend error, as it happened, with what it means (src/shim/translate/error-catalogue.ts). */
+const backendErrorSchema = z.object({
+  at: z.string(),
+  request: z.number().optional(),
+  status: z.number(),
+  /** Where it came from: http (an error status), stream (an error event in a 200 stream), cut, connect, answer. */
+  source: z.string().optional(),
+  /** The backend's own words, redacted and shortened. */
+  message: z.string(),
+  explanation: z.object({ kind: z.string(), what: z.string(), causes: z.array(z.string()), try: z.array(z.string()) }),
+});
+export type BackendErrorEvent = z.infer<typeof backendErrorSchema>;
+
 export const jobRecordSchema = z.object({
   id: z.string(),
   status: z.enum(JOB_STATUSES),
@@ -80,6 +121,10 @@ export const jobRecordSchema = z.object({
   usage: usageSchema,
   first_turn_cache_read_tokens: z.number().optional(),
   requests: z.number(),
+  /** Backend requests open right now (absent when none, and once the job ended). */
+  in_flight: z.array(inFlightSchema).optional(),
+  /** The most recent backend errors (at most 20), each explained. */
+  backend_errors: z.array(backendErrorSchema).optional(),
   result: z.string().optional(),
   error: z.string().optional(),
   worktree: worktreeSchema.optional(),

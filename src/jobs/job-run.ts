@@ -10,12 +10,15 @@ import { metricsDelta, snapshotMetrics } from '../backends/metrics-delta.js';
 import type { Endpoint } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { createRequestLog } from '../shim/request-log.js';
+import { redactSecrets } from '../secrets/redact.js';
+import { createRequestLog, type RequestLogEntry } from '../shim/request-log.js';
+import { explainBackendError, explanationText } from '../shim/translate/error-catalogue.js';
 import type { Shim } from '../shim/routes.js';
 import { runClaudeSession } from './claude-session.js';
-import type { JobRecord, JobStatus } from './job-record.js';
+import type { BackendErrorEvent, JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
+import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS, type LiveThresholds } from './live-requests.js';
 import { newProgress, observe } from './session-observer.js';
 import { deniedFrontDoors, httpFrontDoorPorts } from '../mcp/http-registry.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
@@ -35,6 +38,33 @@ export interface RunDeps {
   readonly stateDir: string;
   /** Persists the record; failures are reported in the record's warnings, never fatal. */
   readonly save: (record: JobRecord) => Promise<void>;
+  /** When an open request counts as silent or runaway (tests shorten them). */
+  readonly liveThresholds?: LiveThresholds | undefined;
+}
+
+/** Backend errors kept in the record: the recent ones tell the story, a retry storm must not grow it without end. */
+const MAX_BACKEND_ERRORS = 20;
+const MAX_ERROR_CHARS = 300;
+
+/** The backend error a request log entry reports, explained; undefined for a request that went well or that the client abandoned. */
+function backendError(entry: RequestLogEntry): BackendErrorEvent | undefined {
+  if (entry.status === 0 || (entry.status < 400 && entry.error === undefined)) return undefined;
+  const message = (entry.original_error ?? entry.error ?? '').slice(0, MAX_ERROR_CHARS);
+  const explanation = explainBackendError({ status: entry.backend_status ?? entry.status, text: `${entry.original_error ?? ''}\n${entry.error ?? ''}`, source: entry.error_source, path: entry.path });
+  return { at: entry.t, request: entry.request, status: entry.backend_status ?? entry.status, source: entry.error_source, message, explanation: { ...explanation, causes: [...explanation.causes], try: [...explanation.try] } };
+}
+
+const SOURCE_WORDS: Readonly<Record<string, string>> = {
+  http: 'answered HTTP',
+  stream: 'sent an error inside its HTTP 200 stream',
+  cut: 'cut the stream',
+  connect: 'could not be reached',
+  answer: 'answered malformed',
+};
+
+function backendErrorLine(e: BackendErrorEvent): string {
+  const how = e.source === 'http' || e.source === undefined ? `answered HTTP ${e.status}` : (SOURCE_WORDS[e.source] ?? e.source);
+  return `${e.at.slice(11, 19)} backend error on request ${e.request ?? '?'}: the server ${how}: ${e.message}\n  ${explanationText(e.explanation)}`;
 }
 
 export interface PlacedJob {
@@ -82,6 +112,10 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   // Summed from what the backend reported per request, so job_status shows tokens while the job runs
   // (Claude Code's own totals arrive only with its final result, and leave out compaction requests).
   const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
+  const thresholds = deps.liveThresholds ?? DEFAULT_LIVE_THRESHOLDS;
+  const live = createLiveRequests(thresholds);
+  const backendErrors: BackendErrorEvent[] = [];
+  let liveTimer: NodeJS.Timeout | undefined;
 
   const update = (patch: Partial<JobRecord>): void => {
     job.record = { ...job.record, ...patch };
@@ -96,7 +130,18 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     saveTimer ??= setTimeout(() => void flush(), 200);
   };
   const line = (text: string): void => {
-    transcript.write(`${text}\n`);
+    transcript.write(`${redactSecrets(text)}\n`);
+  };
+  /** The record's in_flight from the open requests, and a transcript line for each new flag. */
+  const refreshLive = (): void => {
+    const { inFlight, raised } = live.view();
+    for (const { request, flag } of raised) line(`${new Date().toISOString().slice(11, 19)} request ${request}: ${flag.message}`);
+    update({ in_flight: inFlight.length > 0 ? inFlight : undefined });
+    if (live.openCount === 0) {
+      clearInterval(liveTimer);
+      liveTimer = undefined;
+    }
+    scheduleSave();
   };
   const syncProgress = (): void => {
     update({
@@ -117,14 +162,27 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     servedModel: job.servedModel,
     context: job.context,
     log: requestLog,
+    onRequestStart: (progress) => {
+      live.open(progress);
+      liveTimer ??= setInterval(refreshLive, thresholds.refreshMs).unref();
+      refreshLive();
+    },
     onRequest: (entry) => {
       if (entry.path.startsWith('/v1/messages') && !entry.path.startsWith('/v1/messages/count_tokens')) {
         requests++;
+        live.finished(entry);
+        const failure = backendError(entry);
+        if (failure !== undefined) {
+          backendErrors.push(failure);
+          if (backendErrors.length > MAX_BACKEND_ERRORS) backendErrors.shift();
+          update({ backend_errors: [...backendErrors] });
+          line(backendErrorLine(failure));
+        }
+        refreshLive();
         if (firstCacheRead === undefined && entry.usage) firstCacheRead = entry.usage.cache_read_input_tokens ?? 0;
         usage.input_tokens += entry.usage?.input_tokens ?? 0;
         usage.output_tokens += entry.usage?.output_tokens ?? 0;
         usage.cache_read_input_tokens += entry.usage?.cache_read_input_tokens ?? 0;
-        if (entry.status >= 400) line(`${new Date().toISOString().slice(11, 19)} backend answered HTTP ${entry.status}: ${entry.error ?? entry.original_error ?? ''}`);
       }
       syncProgress();
       scheduleSave();
@@ -182,7 +240,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
         }
       },
       onMessage: (message: SDKMessage) => {
-        events.write(`${JSON.stringify(message)}\n`);
+        events.write(`${redactSecrets(JSON.stringify(message))}\n`);
         for (const l of observe(progress, message)) line(l);
         syncProgress();
         scheduleSave();
@@ -218,6 +276,14 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     status = 'failed';
     error = 'Claude Code exited without a result';
   }
+  // After backend errors, the cause in words comes first; what Claude Code made of it follows.
+  const lastBackendError = backendErrors[backendErrors.length - 1];
+  if ((status === 'failed' || status === 'timeout') && lastBackendError !== undefined) {
+    const said = `the server said: ${lastBackendError.message}`;
+    error = `${explanationText(lastBackendError.explanation)} (last backend error, request ${lastBackendError.request ?? '?'}; ${said}) — ${error ?? ''}`;
+  }
+  clearInterval(liveTimer);
+  update({ in_flight: undefined });
   line(`${new Date().toISOString()} job ${status}${error ? `: ${error}` : ''}`);
 
   route.close();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { isErrno } from '../config/locate.js';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { redactDeep } from '../secrets/redact.js';
 import { checkJobId } from './job-id.js';
 import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
 
@@ -98,7 +99,7 @@ export function createJobStore(stateDir: string): JobStore {
     // Named after its owner: one left by a server SIGKILLed mid-write is swept once that server is known dead.
     const temp = ownedFileName(target, 'tmp');
     const write = async (): Promise<void> => {
-      await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      await writeFile(temp, `${JSON.stringify(redactDeep(record), null, 2)}\n`, { mode: 0o600 });
       await rename(temp, target);
     };
     try {

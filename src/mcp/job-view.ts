@@ -4,6 +4,8 @@
  */
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
+import { inFlightLine } from '../jobs/in-flight-line.js';
+import { explanationText } from '../shim/translate/error-catalogue.js';
 
 export function jobView(record: JobRecord): Record<string, unknown> {
   return { ...record, elapsed_s: elapsedSeconds(record) };
@@ -15,6 +17,13 @@ export function jobSummary(record: JobRecord): string {
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
   if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
+  for (const request of record.in_flight ?? []) lines.push(inFlightLine(request));
+  const lastError = record.backend_errors?.[record.backend_errors.length - 1];
+  if (lastError !== undefined) {
+    const count = record.backend_errors?.length ?? 0;
+    lines.push(`last backend error (${count === 1 ? 'the only one' : `${count} recorded`}), request ${lastError.request ?? '?'} at ${lastError.at.slice(11, 19)}, HTTP ${lastError.status}: ${lastError.message}`);
+    if (record.status === 'running') lines.push(`  ${explanationText(lastError.explanation)}`);
+  }
   if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
   if (record.worktree?.kept) {
     lines.push(`${FINISHED.has(record.status) ? 'worktree kept' : 'worktree'}: ${record.worktree.path} (branch ${record.worktree.branch}, base ${record.worktree.base_commit.slice(0, 12)})`);

@@ -15,6 +15,22 @@ export const jobOutput = z.looseObject({
   result: z.string().optional(),
   error: z.string().optional(),
   worktree: z.looseObject({ path: z.string(), branch: z.string(), kept: z.boolean(), diffstat: z.string() }).optional(),
+  in_flight: z
+    .array(
+      z.looseObject({
+        request: z.number(),
+        phase: z.string(),
+        output_tokens: z.number(),
+        silent_s: z.number(),
+        flags: z.array(z.looseObject({ kind: z.string(), message: z.string() })),
+      }),
+    )
+    .optional()
+    .describe('Backend requests open now: phase (waiting for a slot / reading the prompt / generating), tokens so far, speed, silence, flags (silent, runaway, repetitive)'),
+  backend_errors: z
+    .array(z.looseObject({ status: z.number(), message: z.string(), explanation: z.looseObject({ kind: z.string(), what: z.string() }) }))
+    .optional()
+    .describe('Recent backend errors, each with what it means and what to try'),
 });
 
 export const jobListOutput = z.looseObject({

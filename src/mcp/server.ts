@@ -12,7 +12,7 @@ export const SERVER_INSTRUCTIONS = [
   'Workflow: list_models → say which served model you will use → run_agent → wait_job / job_status / job_log → review.',
   WORKFLOW_GUIDANCE,
   'Good delegations are well specified and verifiable: tests, CLI flags, refactors with a pinned interface, independent halves in parallel worktrees (isolation: "worktree").',
-  'If a model is not running, relay the model_unavailable message to the user: localagents never starts models.',
+  'If a model is not running, relay the model_unavailable message (request_model gives the same one without starting a job) to the user: localagents never starts models.',
 ].join('\n');
 
 export function createMcpServer(app: App, version: string): McpServer {

@@ -10,6 +10,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, isLocalAgentsError, type ErrorCode } from '../errors.js';
+import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export const ERROR_META_KEY = 'localagents/error';
 
@@ -21,18 +22,37 @@ export interface ToolErrorMeta {
 }
 
 export function okResult(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: structured };
+  // What a tool answers goes into the calling model's context: no key may ride along.
+  return { content: [{ type: 'text', text: redactSecrets(text) }], structuredContent: redactDeep(structured) };
+}
+
+/** `text` cut to `max` characters, saying how big it was: an argument pasted whole must not come back whole. */
+export function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… (${Buffer.byteLength(text, 'utf8')} bytes in all)`;
+}
+
+const MESSAGE_MAX = 4000;
+const DETAIL_MAX = 1000;
+
+/** Every string in a detail value shortened; errors often quote what the caller sent. */
+function shortenDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return shorten(value, DETAIL_MAX);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => shortenDeep(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenDeep(v, depth + 1)]));
 }
 
 export function errorResult(err: unknown): CallToolResult {
-  const meta: ToolErrorMeta = isLocalAgentsError(err)
+  const full: ToolErrorMeta = isLocalAgentsError(err)
     ? { ...err.details, code: err.code, message: err.message, hint: err.hint }
     : { code: 'internal', message: errorMessage(err) };
+  const meta = { ...(shortenDeep(full) as ToolErrorMeta), message: shorten(full.message, MESSAGE_MAX) };
   const lines = [`${meta.code}: ${meta.message}`];
   if (meta.hint) lines.push(`hint: ${meta.hint}`);
   const details = Object.fromEntries(Object.entries(meta).filter(([k, v]) => !['code', 'message', 'hint'].includes(k) && v !== undefined));
   if (Object.keys(details).length > 0) lines.push(`details: ${JSON.stringify(details)}`);
-  return { isError: true, content: [{ type: 'text', text: lines.join('\n') }], _meta: { [ERROR_META_KEY]: meta } };
+  return { isError: true, content: [{ type: 'text', text: redactSecrets(lines.join('\n')) }], _meta: { [ERROR_META_KEY]: redactDeep(meta) } };
 }
 
 /** Runs a handler and turns anything it throws into an error result. */

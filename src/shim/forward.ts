@@ -4,27 +4,39 @@
  * llama.cpp-shaped error events), translate error answers, log the request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { BackendAnswerError, decodedBody, discard, formatBytes, redirectMessage } from '../backends/answer-body.js';
 import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Logger } from '../log.js';
+import { holdsSecret, redactSecrets } from '../secrets/redact.js';
 import { readBodyView, writeBody } from './json-body.js';
 import { answerProblem, requestFacts, writeLog, type RequestFacts } from './request-entry.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
+import { createRequestProgress } from './request-progress.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
-import { translateBackendError, unreachableBackendError } from './translate/backend-error.js';
+import { refusedAnswerError, requestTooLargeError, translateBackendError, unreachableBackendError } from './translate/backend-error.js';
 import type { TranslatedError } from './translate/anthropic-error.js';
 import { createStreamErrorRewriter } from './translate/stream-error-rewriter.js';
 import { createSseUsageTracker, usageFromJson, type UsageResult } from './usage.js';
-import { readCapped, redactKey, requestHeadersForBackend, responseHeadersForClient, type UpstreamPools } from './upstream.js';
+import { readCapped, requestHeadersForBackend, responseHeadersForClient, type UpstreamPools } from './upstream.js';
 
 export interface RouteState {
   readonly spec: RouteSpec;
   /** Prompt size of the last answered request: a cheap first guess of the next one's. */
   lastPrompt: { tokens: number; bytes: number } | undefined;
+  /** /v1/messages requests opened on this route so far (numbers them). */
+  messagesOpened: number;
 }
 
+/**
+ * The largest request Claude Code may send through the shim: Anthropic's own
+ * Messages API limit (32 MB), which Claude Code already keeps to. A long session
+ * with images is a few MB; the captured sessions are under 100 kB.
+ */
+export const MAX_REQUEST_BODY = 32 * 1024 * 1024;
 /** Error bodies are small; a backend streaming a gigabyte of "error" is cut here. */
 const MAX_ERROR_BODY = 1024 * 1024;
 /**
@@ -41,10 +53,27 @@ const MAX_SSE_LINE = 8 * 1024 * 1024;
 /** Pessimistic bytes per token of a JSON request body, so the guess errs towards asking count_tokens. */
 const BYTES_PER_TOKEN_LOW = 2;
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The request body, or undefined once it passes `limit` (declared or counted: chunked bodies have no length). */
+async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of req) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > limit) return undefined;
+    chunks.push(buf);
+  }
   return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
+}
+
+/** 413 before the rest is read: the connection closes instead of draining a body we will not use. */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
+  const error = requestTooLargeError(formatBytes(MAX_REQUEST_BODY));
+  const body = JSON.stringify(error.body);
+  res.shouldKeepAlive = false;
+  res.writeHead(error.status, { ...error.headers, connection: 'close', 'content-length': Buffer.byteLength(body) });
+  res.end(body, () => req.destroy());
 }
 
 function tryParse(raw: Buffer): unknown {
@@ -90,7 +119,7 @@ async function countTokens(route: RouteState, pools: UpstreamPools, payload: Buf
       headers: requestHeadersForBackend({ 'content-type': 'application/json' }, endpoint.apiKey, payload.length),
       body: payload,
     });
-    const text = await readCapped(res.body, MAX_ERROR_BODY);
+    const text = await readCapped(decodedBody(res.body, res.headers['content-encoding'], 'count_tokens'), MAX_ERROR_BODY);
     return res.statusCode === 200 ? numberField(tryParse(Buffer.from(text)), 'input_tokens') : undefined;
   } catch {
     return undefined; // fall back to the estimate
@@ -112,7 +141,20 @@ export async function forwardRequest(
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
   const isMessages = method === 'POST' && pathname === '/v1/messages';
   const isCount = method === 'POST' && pathname === '/v1/messages/count_tokens';
-  const raw = await readBody(req);
+  const raw = await readRequestBody(req, MAX_REQUEST_BODY);
+  if (raw === undefined) {
+    refuseTooLarge(req, res);
+    const declared = Number(req.headers['content-length'] ?? 0);
+    writeLog(spec, { t, method, pathname, facts: undefined, raw: Buffer.alloc(0), status: 413, started, ttfb: undefined, usage: undefined, notes: undefined, extra: [`refused a request over ${formatBytes(MAX_REQUEST_BODY)}${declared > 0 ? ` (${declared} bytes declared)` : ''}`] });
+    return;
+  }
+  const request = isMessages ? ++route.messagesOpened : undefined;
+  // Only when someone watches (a job): the observer decodes every SSE data line.
+  const progress = request === undefined || spec.onRequestStart === undefined ? undefined : createRequestProgress({ request, backend: spec.endpoint.backend, requestBytes: raw.length });
+  if (progress !== undefined) {
+    spec.onRequestStart?.(progress);
+    res.on('close', () => progress.end()); // also when the forwarder throws: the live view never keeps a dead request
+  }
 
   let body = raw;
   let facts: RequestFacts | undefined;
@@ -135,7 +177,7 @@ export async function forwardRequest(
         if (clamp.overflow !== undefined) {
           const error = contextOverflowError(clamp.overflow.promptTokens, clamp.overflow.maxPromptTokens);
           sendError(res, error);
-          writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message });
+          writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: ['answered prompt-too-long before forwarding'], error: error.body.error.message, errorSource: 'http', request });
           return;
         }
         if (clamp.changed) {
@@ -163,26 +205,45 @@ export async function forwardRequest(
       method: method,
       path: pathAndQuery,
       headers: requestHeadersForBackend(req.headers, spec.endpoint.apiKey, body.length),
-      body: method === 'GET' || method === 'HEAD' ? null : body,
+      body,
       signal: clientGone.signal,
     });
   } catch (err) {
     res.off('close', onClientGone);
     if (clientGone.signal.aborted) {
-      writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'] });
+      writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'], request });
       return;
     }
     const failure = classifyConnectFailure(err, endpointUrl.host, 10);
     const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
     sendError(res, error);
-    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message });
+    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message, errorSource: 'connect', request });
     return;
   }
   clientGone.signal.addEventListener('abort', () => upstream.body.destroy(), { once: true });
 
   const status = upstream.statusCode;
+  const what = `${spec.endpoint.name} (${method} ${endpointUrl.origin}${pathname})`;
+  let answer: Readable;
+  try {
+    // Never handed on: Claude Code would follow it and send the conversation past the shim and its log.
+    const redirect = redirectMessage(status, upstream.headers.location, endpointUrl.href, `The model server ${what}`);
+    if (redirect !== undefined) throw new BackendAnswerError(redirect, 'redirect');
+    answer = decodedBody(upstream.body, upstream.headers['content-encoding'], `The model server ${what}`);
+  } catch (err) {
+    if (!(err instanceof BackendAnswerError)) throw err;
+    discard(upstream.body);
+    res.off('close', onClientGone);
+    const error = refusedAnswerError(err.message);
+    sendError(res, error);
+    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, `refused backend HTTP ${status} (${err.kind})`], error: error.body.error.message });
+    return;
+  }
+  const decoded = answer !== upstream.body;
+  progress?.headers(status);
+
   if (status >= 400) {
-    const text = redactKey(await readCapped(upstream.body, MAX_ERROR_BODY), spec.endpoint.apiKey);
+    const text = redactSecrets(await readCapped(answer, MAX_ERROR_BODY));
     if (isCount && (status === 404 || status === 405 || status === 501)) {
       // A backend without count_tokens: an estimate keeps /context and friends working.
       const estimate = JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) });
@@ -198,11 +259,14 @@ export async function forwardRequest(
       extra: translated.kind === 'passthrough' ? extra : [...extra, `translated backend ${status} (${translated.kind}) → ${translated.status}`],
       original: translated.original.slice(0, 300),
       error: translated.body.error.message,
+      errorSource: 'http',
+      backendStatus: status,
+      request,
     });
     return;
   }
 
-  res.writeHead(status, responseHeadersForClient(upstream.headers));
+  res.writeHead(status, responseHeadersForClient(upstream.headers, decoded));
   const contentType = String(upstream.headers['content-type'] ?? '');
   const streaming = contentType.includes('text/event-stream');
   const tracker = streaming ? createSseUsageTracker({ backend: spec.endpoint.backend }) : undefined;
@@ -212,11 +276,8 @@ export async function forwardRequest(
   let lineBytes = 0;
   let ttfb: number | undefined;
   let cut: string | undefined;
-  // The rewriter hands on an error event whole, so a key quoted in one is found here even across chunks.
-  const apiKey = spec.endpoint.apiKey;
-  const keyBytes = apiKey !== undefined && redactKey(apiKey, apiKey) !== apiKey ? Buffer.from(apiKey) : undefined;
   try {
-    for await (const chunk of upstream.body) {
+    for await (const chunk of answer) {
       const buf = chunk as Buffer;
       ttfb ??= performance.now() - started;
       let out = buf;
@@ -225,12 +286,15 @@ export async function forwardRequest(
         lineBytes = lf === -1 ? lineBytes + buf.length : buf.length - lf - 1;
         if (lineBytes > MAX_SSE_LINE) throw new Error(`an SSE line longer than ${MAX_SSE_LINE} bytes without a line end`);
         tracker.push(buf);
+        progress?.push(buf);
         out = rewriter.push(buf);
-        if (keyBytes !== undefined && out.includes(keyBytes)) out = Buffer.from(redactKey(out.toString('utf8'), apiKey));
       } else if (jsonKept <= MAX_JSON_KEPT) {
+        progress?.touch();
         jsonKept += buf.length;
         jsonChunks.push(buf);
       } else if (jsonChunks.length > 0) jsonChunks.length = 0; // too big to parse for usage: stop keeping it
+      // The rewriter hands on an error event whole, so a key quoted in one is found here even across chunks.
+      if (holdsSecret(out)) out = Buffer.from(redactSecrets(out.toString('utf8')));
       if (out.length > 0 && !res.write(out)) await drainedOrClosed(res);
     }
     if (rewriter) {
@@ -239,7 +303,7 @@ export async function forwardRequest(
     }
   } catch (err) {
     cut = err instanceof Error ? err.message : String(err);
-    upstream.body.destroy();
+    answer.destroy();
   }
   res.off('close', onClientGone);
   if (cut !== undefined) {
@@ -267,7 +331,10 @@ export async function forwardRequest(
     usage: usage && { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens, cache_read_input_tokens: usage.cache_read_input_tokens, cache_creation_input_tokens: usage.cache_creation_input_tokens },
     extra: cut === undefined ? extra : [...extra, clientGone.signal.aborted ? 'client closed the connection' : 'stream cut by the backend'],
     // The tracker saw the backend's bytes before redaction; the log gets the redacted words.
-    error: clientGone.signal.aborted ? undefined : redactKey(cut ?? usage?.error?.message ?? problem ?? '', apiKey) || undefined,
+    error: clientGone.signal.aborted ? undefined : redactSecrets(cut ?? usage?.error?.message ?? problem ?? '') || undefined,
+    original: cut === undefined && usage?.error?.original !== undefined ? redactSecrets(usage.error.original) : undefined,
+    errorSource: cut !== undefined ? 'cut' : usage?.error !== undefined ? 'stream' : 'answer',
+    request,
   });
   if (cut !== undefined && !clientGone.signal.aborted) log.warn('shim: %s answer from %s cut: %s', spec.jobId, spec.endpoint.name, cut);
 }

@@ -5,7 +5,7 @@
  */
 import type { BodyView } from './json-body.js';
 import type { NormaliseNotes } from './normalise.js';
-import type { RequestLogEntry, Usage } from './request-log.js';
+import type { ErrorSource, RequestLogEntry, Usage } from './request-log.js';
 import type { RouteSpec } from './routes.js';
 import type { UsageResult } from './usage.js';
 
@@ -64,13 +64,18 @@ export interface LogFacts {
   usage: Usage | undefined;
   notes: NormaliseNotes | undefined;
   extra: string[];
-  original?: string;
+  original?: string | undefined;
   error?: string | undefined;
+  errorSource?: ErrorSource | undefined;
+  backendStatus?: number | undefined;
+  /** The /v1/messages request's number within the route. */
+  request?: number | undefined;
 }
 
 export function writeLog(spec: RouteSpec, f: LogFacts): void {
   const entry: RequestLogEntry = {
     t: f.t,
+    request: f.request,
     path: f.pathname,
     method: f.method,
     model: f.facts?.model,
@@ -86,6 +91,8 @@ export function writeLog(spec: RouteSpec, f: LogFacts): void {
     rewrites: [...describeRewrites(f.notes), ...f.extra],
     original_error: f.original,
     error: f.error,
+    error_source: f.error === undefined ? undefined : f.errorSource,
+    backend_status: f.backendStatus !== undefined && f.backendStatus !== f.status ? f.backendStatus : undefined,
   };
   spec.log.write(entry);
   spec.onRequest?.(entry);

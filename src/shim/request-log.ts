@@ -1,11 +1,12 @@
 /**
  * The per-job request log: requests.jsonl (one line per backend request) and,
  * when dumping, requests_full.jsonl with the normalised body. Append-only,
- * owner-readable, one open stream per file. Never sees credentials: callers
- * pass entries built from bodies, never from headers.
+ * owner-readable, one open stream per file. Callers pass entries built from
+ * bodies, never from headers; a key a backend echoed into one is redacted here.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export interface Usage {
   input_tokens?: number | undefined;
@@ -14,8 +15,13 @@ export interface Usage {
   cache_creation_input_tokens?: number | undefined;
 }
 
+/** Where a failed request's error came from. */
+export type ErrorSource = 'http' | 'stream' | 'cut' | 'connect' | 'answer';
+
 export interface RequestLogEntry {
   readonly t: string;
+  /** 1-based number of the /v1/messages request within the job (the live view's `request`). */
+  readonly request?: number | undefined;
   readonly path: string;
   readonly method: string;
   readonly model: string | undefined;
@@ -32,6 +38,10 @@ export interface RequestLogEntry {
   /** What the backend said when we translated its answer (first 300 characters). */
   readonly original_error?: string | undefined;
   readonly error?: string | undefined;
+  /** http: an error status; stream: an error event inside a 200 stream; cut: the stream broke off; connect: no answer; answer: a malformed 200. */
+  readonly error_source?: ErrorSource | undefined;
+  /** The backend's own status when the shim answered with another (503 Loading model → 529). */
+  readonly backend_status?: number | undefined;
 }
 
 export interface RequestLog {
@@ -54,13 +64,13 @@ export function createRequestLog(requestsPath: string, fullPath: string | undefi
     dumping: fullPath !== undefined,
     write(entry) {
       summary ??= open(requestsPath);
-      summary.write(`${JSON.stringify(entry)}\n`);
+      summary.write(`${JSON.stringify(redactDeep(entry))}\n`);
     },
     writeFull(t, path, body) {
       if (fullPath === undefined) return;
       full ??= open(fullPath);
       // The body is already JSON; splice it in rather than parse and re-serialise 50 kB.
-      full.write(`{"t":${JSON.stringify(t)},"path":${JSON.stringify(path)},"body":${body}}\n`);
+      full.write(`{"t":${JSON.stringify(t)},"path":${JSON.stringify(path)},"body":${redactSecrets(body)}}\n`);
     },
     async close() {
       await Promise.all(

@@ -4,6 +4,7 @@
  */
 import type { Endpoint } from '../config/schema.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
+import type { RequestProgress } from './request-progress.js';
 
 export interface RouteSpec {
   readonly jobId: string;
@@ -15,6 +16,8 @@ export interface RouteSpec {
   readonly log: RequestLog;
   /** Called after every request with what was logged, for live counters in the record. */
   readonly onRequest?: (entry: RequestLogEntry) => void;
+  /** Called when a /v1/messages request opens, with its live progress (read it while it runs). */
+  readonly onRequestStart?: (progress: RequestProgress) => void;
 }
 
 export interface OpenRoute {

@@ -1,13 +1,14 @@
 /**
  * The shim's HTTP server: one per localagents process, on 127.0.0.1 and an
- * ephemeral port, started on first use. Routes /job/<token>/… to the job's
- * endpoint; an unknown or finished token gets an Anthropic 404 and reaches no
- * backend.
+ * ephemeral port, started on first use. Routes /job/<token>/v1/messages (and
+ * its count_tokens) to the job's endpoint; an unknown or finished token, or any
+ * other path, gets an Anthropic 404 and reaches no backend.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
+import { learnSecret } from '../secrets/redact.js';
 import { forwardRequest, type RouteState } from './forward.js';
 import type { OpenRoute, RouteSpec, Shim } from './routes.js';
 import { createUpstreamPools } from './upstream.js';
@@ -21,11 +22,19 @@ export interface ShimServer extends Shim {
   port(): number | undefined;
 }
 
-function notFound(res: ServerResponse): void {
-  const body = JSON.stringify({
-    type: 'error',
-    error: { type: 'not_found_error', message: 'unknown or finished localagents job: this URL is valid only while its job runs' },
-  });
+/**
+ * What a job token opens: the Messages API and token counting, as Claude Code
+ * calls them (`?beta=true` and all). Nothing else of the backend (its /slots,
+ * /props, admin routes) is reachable with the endpoint's key through the shim.
+ */
+const FORWARDED = new Set(['POST /v1/messages', 'POST /v1/messages/count_tokens']);
+
+function isForwarded(method: string | undefined, pathAndQuery: string): boolean {
+  return FORWARDED.has(`${method ?? ''} ${pathAndQuery.split('?', 1)[0] ?? ''}`);
+}
+
+function notFound(res: ServerResponse, message = 'unknown or finished localagents job: this URL is valid only while its job runs'): void {
+  const body = JSON.stringify({ type: 'error', error: { type: 'not_found_error', message } });
   res.writeHead(404, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-should-retry': 'false' });
   res.end(body);
 }
@@ -47,9 +56,14 @@ export function createShimServer(log: Logger): ShimServer {
       req.resume();
       return notFound(res);
     }
+    const pathAndQuery = slash === -1 ? '/' : url.slice(slash);
+    if (!isForwarded(req.method, pathAndQuery)) {
+      req.resume();
+      return notFound(res, `localagents forwards only POST /v1/messages and POST /v1/messages/count_tokens to the model server, not ${req.method ?? 'GET'} ${pathAndQuery.split('?', 1)[0] ?? ''}`);
+    }
     const endpoint = route.spec.endpoint.name;
     inFlight.set(endpoint, (inFlight.get(endpoint) ?? 0) + 1);
-    forwardRequest(req, res, slash === -1 ? '/' : url.slice(slash), route, pools, log)
+    forwardRequest(req, res, pathAndQuery, route, pools, log)
       .catch((err: unknown) => {
         log.error('shim: %s', err instanceof Error ? err.stack : String(err));
         if (!res.headersSent) {
@@ -73,10 +87,12 @@ export function createShimServer(log: Logger): ShimServer {
 
   return {
     async open(spec: RouteSpec): Promise<OpenRoute> {
+      // An endpoint built in memory (self-test, library use) never went through config loading.
+      learnSecret(spec.endpoint.apiKey);
       const port = await start();
       // 192 bits from the CSPRNG: the token is the only thing standing between a local process and the backend.
       const token = randomBytes(24).toString('base64url');
-      routes.set(token, { spec, lastPrompt: undefined });
+      routes.set(token, { spec, lastPrompt: undefined, messagesOpened: 0 });
       return {
         baseUrl: `http://127.0.0.1:${port}${JOB_PREFIX}${token}`,
         close: () => {

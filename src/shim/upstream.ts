@@ -1,10 +1,13 @@
 /**
  * Connections to backends: one keep-alive pool per origin, the header rules
- * for what crosses the shim in each direction, and the limits on what comes
- * back from a backend's error body (its size, and our key in it).
+ * for what crosses the shim in each direction, and the size limit on a
+ * backend's error body.
  */
-import { Pool, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import { ACCEPT_IDENTITY } from '../backends/answer-body.js';
+import { authHeaders } from '../backends/http-get.js';
 
 /** Per RFC 9110 §7.6.1 these describe one connection, not the message. */
 const HOP_BY_HOP = new Set([
@@ -30,22 +33,9 @@ export function requestHeadersForBackend(incoming: IncomingHttpHeaders, apiKey: 
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   out['content-length'] = String(bodyLength);
-  if (apiKey !== undefined) {
-    // llama.cpp reads either header, vLLM only Bearer.
-    out.authorization = `Bearer ${apiKey}`;
-    out['x-api-key'] = apiKey;
-  }
-  return out;
-}
-
-/**
- * A backend, or a proxy in front of it, may quote our credentials back in an
- * error; the text goes on to Claude Code, the transcript and requests.jsonl, so
- * the key stops here. Keys under 8 characters guard nothing worth mangling every
- * message for.
- */
-export function redactKey(text: string, apiKey: string | undefined): string {
-  return apiKey === undefined || apiKey.length < 8 ? text : text.split(apiKey).join('[redacted]');
+  // Claude Code asks for gzip, br, zstd; the shim reads every answer (usage, errors), so it asks for plain bytes.
+  out['accept-encoding'] = ACCEPT_IDENTITY;
+  return { ...out, ...authHeaders(apiKey) };
 }
 
 /**
@@ -53,7 +43,7 @@ export function redactKey(text: string, apiKey: string | undefined): string {
  * dropped. A body the backend cuts short gives what arrived: for an error
  * answer that is still the best account of what went wrong.
  */
-export async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+export async function readCapped(body: Readable, max: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -73,10 +63,12 @@ export async function readCapped(body: Dispatcher.ResponseData['body'], max: num
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export function responseHeadersForClient(upstream: Record<string, string | string[] | undefined>): OutgoingHttpHeaders {
+/** The backend's headers as Claude Code gets them; `decoded`: the shim undid the content-encoding (lengths are never forwarded). */
+export function responseHeadersForClient(upstream: Record<string, string | string[] | undefined>, decoded: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(upstream)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    if (decoded && name === 'content-encoding') continue;
     out[name] = value;
   }
   return out;

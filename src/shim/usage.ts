@@ -19,8 +19,8 @@ export interface UsageResult {
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
   stop_reason?: string;
-  /** The stream's (or body's) error, in Anthropic terms. */
-  error?: { type: string; message: string };
+  /** The stream's (or body's) error, in Anthropic terms; `original`: the backend's own event data (first 300 characters). */
+  error?: { type: string; message: string; original?: string };
   /** SSE events seen (0 for a JSON body). */
   events: number;
 }
@@ -66,7 +66,7 @@ function parseRecord(text: string): JsonRecord | undefined {
 function applyEvent(into: UsageResult, name: string, data: string, backend: BackendKind): void {
   if (name === 'error') {
     const { error } = translateStreamErrorData(data, backend).body;
-    into.error = { type: error.type, message: error.message };
+    into.error = { type: error.type, message: error.message, original: data.slice(0, 300) };
     return;
   }
   const event = parseRecord(data);

@@ -76,7 +76,7 @@ const CASES: readonly Case[] = [
   {
     name: 'unknown key with nothing close',
     yaml: 'models:\n  coder:\n    gpu_layers: 99\n',
-    message: 'models.yaml:3: models.coder.gpu_layers: unknown key — expected one of notes, host, served_name, endpoint, context, bring_up',
+    message: 'models.yaml:3: models.coder.gpu_layers: unknown key — expected one of notes, host, served_name, endpoint, context, bring_up, tags',
     line: 3,
     key: 'models.coder.gpu_layers',
   },

@@ -144,17 +144,26 @@ describe('dashboard in Chromium', () => {
     await page.goto(dash.url);
     await page.waitForSelector('body[data-live="open"]');
     await page.evaluate(() => Object.assign(globalThis, { sameDocument: true }));
-    sim.setScript([{ text: 'There are 2 files.', delayMs: 3_000 }]);
+    // A slow answer (~500 tokens at 15 ms each): the job list shows its speed and the output chart a growing bar.
+    const counting = Array.from({ length: 260 }, (_, i) => `file${i}`).join(' ');
+    sim.setScript([{ text: `${counting} There are 2 files.`, delayMs: 1_500, tokenDelayMs: 15 }]);
     const started = await t.app.jobs.start({ task: 'Count the files in this repository and say how many.', model: 'qwen3.8-27b' });
 
     await page.waitForSelector(`tr[data-id="${started.id}"][data-status="running"]`, { timeout: 20_000 });
+    await expect.poll(() => page.textContent(`tr[data-id="${started.id}"] td[data-col="speed"]`), { timeout: 30_000, interval: 100 }).toMatch(/^\d+ tok\/s$/);
     await page.click(`tr[data-id="${started.id}"] a`);
     await page.waitForSelector('#job-view[data-status="running"]');
+    const bar = async (): Promise<number> => Number((await page.getAttribute('#chart-output', 'data-open')) ?? 'NaN');
+    await page.waitForSelector('#chart-output[data-open]', { timeout: 30_000 });
+    const first = await bar();
+    await expect.poll(bar, { timeout: 30_000, interval: 100 }).toBeGreaterThan(first);
     await page.waitForSelector('#job-view[data-status="succeeded"]', { timeout: 60_000 });
+    await page.waitForSelector('#chart-output:not([data-open])');
     expect(await page.evaluate(() => (globalThis as { sameDocument?: boolean }).sameDocument)).toBe(true);
 
     const record = await t.app.jobs.get(started.id);
-    expect(record).toMatchObject({ status: 'succeeded', result: 'There are 2 files.' });
+    expect(record).toMatchObject({ status: 'succeeded' });
+    expect(record.result).toMatch(/There are 2 files\.$/);
     await page.waitForSelector(`#chart-prompt[data-points="${record.requests}"]`);
     expect(record.requests).toBeGreaterThanOrEqual(1);
     await page.click('.back');

@@ -48,11 +48,12 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
 const text = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('MCP server', () => {
-  it('lists the ten tools, each with an output schema and read-only/destructive annotations, and explains the workflow', async () => {
+  it('lists the eleven tools, each with an output schema and read-only/destructive annotations, and explains the workflow', async () => {
     const client = await connected(makeApp().app);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
-      'list_models', 'run_agent', 'wait_job', 'job_status', 'job_log', 'list_jobs', 'cancel_job', 'register_endpoint', 'register_model', 'local_complete',
+      'list_models', 'request_model', 'run_agent', 'wait_job', 'job_status', 'job_log', 'list_jobs', 'cancel_job', 'register_endpoint', 'register_model',
+      'local_complete',
     ]);
     for (const tool of tools) {
       expect(tool.outputSchema, tool.name).toBeDefined();
@@ -71,9 +72,9 @@ describe('MCP server', () => {
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('isolation');
     expect(text(bad)).toContain('"none"|"worktree"');
-    const wait = await call(client, 'wait_job', { job_id: '20261129-111500-abcdefghjkmn', timeout_s: 500 });
+    const wait = await call(client, 'wait_job', { job_id: '20261129-111500-abcdefghjkmn', timeout_s: -1 });
     expect(wait.isError).toBe(true);
-    expect(text(wait)).toMatch(/timeout_s/);
+    expect(text(wait)).toMatch(/>=0 at timeout_s$/);
   });
 
   it('refuses job ids that are paths, with a structured bad_argument', async () => {
@@ -112,7 +113,7 @@ describe('MCP server', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(handle.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     cleanups.push(() => client.close());
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(10);
+    expect(tools).toHaveLength(11);
     const listed = await call(client, 'list_models', {});
     expect(listed.isError).toBeFalsy();
   });

@@ -77,7 +77,9 @@ describe('backend faults during a job', () => {
     for (let i = 1; i < during.length; i++) expect(during[i]!.time - during[i - 1]!.time).toBeGreaterThanOrEqual(300);
     // The shim adds no retries of its own: one logged request per backend request.
     expect(requestLines(h.dirs, String(record.id))).toHaveLength(messagesOf(sim).length);
-    expect(transcriptOf(h, String(record.id))).toContain("backend answered HTTP 529: The model server 'gpu' is still loading its model (HTTP 503 \"Loading model\")");
+    const transcript = transcriptOf(h, String(record.id));
+    expect(transcript).toMatch(/backend error on request \d+: the server answered HTTP 503: \{"error":\{"message":"Loading model"/);
+    expect(transcript).toContain('The server is still loading its model');
   });
 
   it('backend killed and restarted on the same port mid-job: the job completes', async () => {
@@ -92,7 +94,7 @@ describe('backend faults during a job', () => {
     await sim.setDown(false);
     const record = ok(await h.call('wait_job', { job_id: id, timeout_s: 60 }));
     expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the restart.' });
-    expect(transcriptOf(h, id)).toMatch(/backend answered HTTP 503: Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
+    expect(transcriptOf(h, id)).toMatch(/backend error on request \d+: the server could not be reached: Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
   });
 
   it('backend killed and never restarted: the job fails with a message naming the endpoint, within its retries', async () => {
@@ -104,7 +106,8 @@ describe('backend faults during a job', () => {
     await sim.setDown(true);
     const record = ok(await h.call('wait_job', { job_id: String(started.id), timeout_s: 60 }));
     expect(record.status).toBe('failed');
-    expect(String(record.error)).toMatch(/^API Error: 503 Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
+    // The cause in words first, then what Claude Code said.
+    expect(String(record.error)).toMatch(/^The server could not be reached at all\. .* — API Error: 503 Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
     expect(Date.now() - killedAt).toBeLessThan(30_000);
   });
 

@@ -60,7 +60,8 @@ describe('createSseUsageTracker on captured llama-server streams', () => {
       input_tokens: 33,
       cache_read_input_tokens: 0,
       output_tokens: 0,
-      error: { type: 'api_error', message: 'Failed to parse input at pos 22: <think>' },
+      // The backend's own event data is kept too, for the job record's explanation.
+      error: { type: 'api_error', message: 'Failed to parse input at pos 22: <think>', original: '{"code":500,"message":"Failed to parse input at pos 22: <think>","type":"server_error"}' },
       events: 5,
     });
   });

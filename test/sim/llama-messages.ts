@@ -153,14 +153,14 @@ async function generate(
     return 'aborted';
   }
   if (converted.stream) {
-    const result = await writeEvents(ex.res, llamaStreamEvents(plan, ids, usage), o.tokenDelayMs, {
+    const result = await writeEvents(ex.res, llamaStreamEvents(plan, ids, usage), turn.tokenDelayMs ?? o.tokenDelayMs, {
       cutAfterEvents: turn.cutAfterEvents,
       error: turn.streamError === undefined ? undefined : { event: llamaStreamError(turn.streamError.message), afterEvents: turn.streamError.afterEvents },
     }, ex.signal);
     finish();
     return result === 'done' ? 'completed' : 'aborted';
   }
-  await sleep(plan.outputTokens * o.tokenDelayMs, ex.signal);
+  await sleep(plan.outputTokens * (turn.tokenDelayMs ?? o.tokenDelayMs), ex.signal);
   if (ex.signal.aborted) return 'aborted';
   finish();
   return sendNonStream(ex, plan, ids, usage, turn);

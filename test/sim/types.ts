@@ -18,6 +18,8 @@ export interface Turn {
   readonly toolUse?: ScriptToolUse | readonly ScriptToolUse[];
   /** Extra prompt-processing delay before the first token, on top of the server-wide delays. */
   readonly delayMs?: number;
+  /** Delay between this turn's SSE deltas, instead of the server-wide tokenDelayMs (a slow model on one turn). */
+  readonly tokenDelayMs?: number;
   /** Answer with this HTTP error instead of generating (sent at once, no slot taken). */
   readonly error?: { readonly status: number; readonly body: unknown; readonly headers?: Readonly<Record<string, string>> };
   /** Take a slot and never send headers (the client eventually gives up). */

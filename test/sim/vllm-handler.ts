@@ -169,9 +169,9 @@ export class VllmHandler {
     if (g.stream) {
       const events = vllmStreamEvents(plan, ids, usage);
       const err = turn.streamError === undefined ? undefined : { event: vllmStreamError(turn.streamError.message), afterEvents: turn.streamError.afterEvents };
-      done = (await writeEvents(ex.res, events, o.tokenDelayMs, { cutAfterEvents: turn.cutAfterEvents, error: err }, ex.signal)) === 'done';
+      done = (await writeEvents(ex.res, events, turn.tokenDelayMs ?? o.tokenDelayMs, { cutAfterEvents: turn.cutAfterEvents, error: err }, ex.signal)) === 'done';
     } else {
-      await sleep(plan.outputTokens * o.tokenDelayMs, ex.signal);
+      await sleep(plan.outputTokens * (turn.tokenDelayMs ?? o.tokenDelayMs), ex.signal);
       if (turn.cutAfterEvents !== undefined) ex.res.socket?.destroy();
       else if (turn.streamError !== undefined) sendJson(ex.res, 500, vllmError('internal_error', turn.streamError.message));
       else if (!ex.signal.aborted) {

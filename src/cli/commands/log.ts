@@ -5,6 +5,7 @@ import { BadArgumentError } from '../../errors.js';
 import { FINISHED } from '../../jobs/job-record.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { createFileTail } from '../follow/file-tail.js';
+import { createInFlightNotes } from '../follow/in-flight-notes.js';
 import { loadJob } from '../job-arg.js';
 import { print } from '../output.js';
 import { withApp } from '../with-app.js';
@@ -17,12 +18,14 @@ async function followLog(app: App, id: string, lines: number | undefined): Promi
   const emit = (batch: readonly string[]): void => {
     if (batch.length > 0) print(batch.join('\n'));
   };
+  const notes = createInFlightNotes();
   const first = await tail.read();
   emit(lines === undefined ? first : first.slice(-lines));
   for (;;) {
     // Status first, lines second: lines written before the job ended are read after we learn it ended.
     const record = await app.jobs.get(id);
     emit(await tail.read());
+    emit(notes.lines(record));
     if (FINISHED.has(record.status)) {
       // The record can land a moment before the transcript's last write is flushed.
       await sleep(POLL_MS);

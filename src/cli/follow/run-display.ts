@@ -4,6 +4,7 @@
  * start line (--no-follow, --json). All write through the Terminal.
  */
 import type { JobStatus } from '../../jobs/job-record.js';
+import { createInFlightNotes } from './in-flight-notes.js';
 import type { Terminal } from '../output.js';
 import type { JobSnapshot } from './job-watch.js';
 import { createStatusArea, fitLine, HIDE_CURSOR, SHOW_CURSOR } from './status-area.js';
@@ -49,9 +50,11 @@ export function ttyDisplay(term: Terminal, now: () => Date = () => new Date()): 
 export function plainDisplay(term: Terminal): RunDisplay {
   let status: JobStatus | undefined;
   let position: number | undefined;
+  const notes = createInFlightNotes();
   return {
     update({ record, lines }) {
       for (const line of lines) term.write(`${line}\n`);
+      for (const line of notes.lines(record)) term.write(`${line}\n`);
       if (record.status !== status || record.queue?.position !== position) {
         status = record.status;
         position = record.queue?.position;

@@ -4,7 +4,7 @@
 // the context window shows at the request where it happened.
 import { fmtCompact, fmtInt } from './dom.mjs';
 
-const COLORS = { ttfb: '#2563eb', total: '#f59e0b', cached: '#16a34a', fresh: '#f97316', output: '#7c3aed', context: '#dc2626' };
+const COLORS = { ttfb: '#2563eb', total: '#f59e0b', cached: '#16a34a', fresh: '#f97316', output: '#7c3aed', open: '#c4b5fd', context: '#dc2626' };
 const HEIGHT = 210;
 
 function bars() {
@@ -62,9 +62,16 @@ function prompt(points, width, context) {
   return { data, opts: baseOptions(width, 'tokens', series) };
 }
 
+// An open request (still generating) is its own series, drawn lighter: its bar grows with every refresh.
 function output(points, width) {
-  const data = [points.map((p) => p.n), points.map((p) => p.output)];
-  return { data, opts: baseOptions(width, 'tokens', [{ label: 'generated', fill: COLORS.output, stroke: COLORS.output, paths: bars(), points: { show: false }, value: fmtTokens }]) };
+  const data = [points.map((p) => p.n), points.map((p) => (p.open ? null : p.output)), points.map((p) => (p.open ? p.output : null))];
+  return {
+    data,
+    opts: baseOptions(width, 'tokens', [
+      { label: 'generated', fill: COLORS.output, stroke: COLORS.output, paths: bars(), points: { show: false }, value: fmtTokens },
+      { label: 'generating now', fill: COLORS.open, stroke: COLORS.output, paths: bars(), points: { show: false }, value: fmtTokens },
+    ]),
+  };
 }
 
 /** Keeps one uPlot per container; update() replaces the data (and rebuilds when the series change). */
@@ -86,6 +93,7 @@ export function createCharts(containers) {
       observer.observe(container);
     }
     container.dataset.points = String(data[0].length);
+    return data;
   }
 
   return {
@@ -93,12 +101,17 @@ export function createCharts(containers) {
       draw(containers.latency, (w) => latency(points, w));
       draw(containers.prompt, (w) => prompt(points, w, context));
       draw(containers.output, (w) => output(points, w));
+      // For tests and screen readers: the open request's output so far, or nothing.
+      const open = points.filter((p) => p.open);
+      if (open.length > 0) containers.output.dataset.open = open.map((p) => p.output).join(' ');
+      else delete containers.output.dataset.open;
     },
     destroy() {
       observer.disconnect();
       for (const [container, entry] of plots) {
         entry.plot.destroy();
         delete container.dataset.points;
+        delete container.dataset.open;
       }
       plots.clear();
     },

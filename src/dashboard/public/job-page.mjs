@@ -27,8 +27,10 @@ export function summariseRequests(points, context) {
   if (later.length > 0) parts.push(`median KV-cache reuse ${Math.round(median(later.map(reuse)) * 100)}%`);
   const misses = later.filter((p) => reuse(p) < 0.5).map((p) => `#${p.n}`);
   if (misses.length > 0) parts.push(`cache mostly missed at ${misses.slice(0, 6).join(', ')}${misses.length > 6 ? '…' : ''}`);
-  const failed = points.filter((p) => p.status >= 400).length;
+  const failed = points.filter((p) => p.error).length;
   if (failed > 0) parts.push(`${failed} failed`);
+  const open = points.filter((p) => p.open).length;
+  if (open > 0) parts.push(`${open} open now`);
   return parts.join(' · ');
 }
 

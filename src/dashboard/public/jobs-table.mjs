@@ -14,6 +14,7 @@ const COLUMNS = [
   { key: 'turns', label: 'Turns', numeric: true },
   { key: 'files_touched', label: 'Files', numeric: true },
   { key: 'requests', label: 'Requests', numeric: true },
+  { key: 'tokens_per_s', label: 'Speed', numeric: true },
   { key: 'created_at', label: 'Created' },
 ];
 
@@ -77,6 +78,7 @@ export function createJobsTable() {
       el('td', { class: 'num' }, r.turns),
       el('td', { class: 'num' }, r.files_touched),
       el('td', { class: 'num' }, r.requests),
+      el('td', { class: 'num', 'data-col': 'speed', title: 'output tokens per second of the open requests' }, live && r.tokens_per_s !== undefined ? `${r.tokens_per_s} tok/s` : '—'),
       el('td', { title: r.created_at }, fmtWhen(r.created_at)),
     );
   }

@@ -5,6 +5,7 @@ import type { App } from '../../app.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
+import { toolInput } from './args.js';
 
 export function registerCancelJob(server: McpServer, app: App): void {
   server.registerTool(
@@ -12,7 +13,7 @@ export function registerCancelJob(server: McpServer, app: App): void {
     {
       title: 'Cancel a job',
       description: 'Stop a running job (its Claude Code process and the commands it started end) or remove a queued one before it starts. Work already written stays.',
-      inputSchema: { job_id: z.string().min(1).describe('The id run_agent returned.') },
+      inputSchema: toolInput('cancel_job', { job_id: z.string().min(1).describe('The id run_agent returned.') }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -9,11 +9,13 @@ import { registerListModels } from './list-models.js';
 import { registerLocalComplete } from './local-complete.js';
 import { registerRegisterEndpoint } from './register-endpoint.js';
 import { registerRegisterModel } from './register-model.js';
+import { registerRequestModel } from './request-model.js';
 import { registerRunAgent } from './run-agent.js';
 import { registerWaitJob } from './wait-job.js';
 
 export const TOOL_REGISTRARS = [
   registerListModels,
+  registerRequestModel,
   registerRunAgent,
   registerWaitJob,
   registerJobStatus,

@@ -2,7 +2,13 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
+import { BadArgumentError } from '../../errors.js';
 import { guarded, okResult } from '../tool-result.js';
+import { limitLines, limitsField, softCap, toolInput } from './args.js';
+
+const MAX_LINES = 2000;
+const lineCount = (what: string): z.ZodOptional<z.ZodNumber> =>
+  z.number().int().min(1).optional().describe(`${what} Default 60; at most ${MAX_LINES} come back (the result says when it was lowered).`);
 
 export function registerJobLog(server: McpServer, app: App): void {
   server.registerTool(
@@ -10,16 +16,24 @@ export function registerJobLog(server: McpServer, app: App): void {
     {
       title: 'Job transcript',
       description: 'The last lines of the job\'s transcript: assistant text, thinking (shortened), tool calls and results, backend errors and retries.',
-      inputSchema: {
+      inputSchema: toolInput('job_log', {
         job_id: z.string().min(1).describe('The id run_agent returned.'),
-        lines: z.number().int().min(1).max(2000).optional().describe('How many lines from the end (default 60).'),
-      },
+        lines: lineCount('How many lines from the end.'),
+        tail_lines: lineCount('Same as lines (the original localagents\' name).'),
+      }),
       outputSchema: z.looseObject({ job_id: z.string(), transcript: z.string() }),
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
-      const transcript = await app.jobs.tail(args.job_id, args.lines ?? 60);
-      return okResult(transcript || '(no transcript yet)', { job_id: args.job_id, transcript });
+      if (args.lines !== undefined && args.tail_lines !== undefined && args.lines !== args.tail_lines) {
+        throw new BadArgumentError('tail_lines', `lines=${args.lines} and tail_lines=${args.tail_lines} disagree; tail_lines is another name for lines, give one`);
+      }
+      const asked = args.lines ?? args.tail_lines;
+      const name = args.lines === undefined && args.tail_lines !== undefined ? 'tail_lines' : 'lines';
+      const count = softCap(name, asked, 60, MAX_LINES, `at most ${MAX_LINES} lines come back in one call`);
+      const transcript = await app.jobs.tail(args.job_id, count.value);
+      const text = [transcript || '(no transcript yet)', ...limitLines([count.applied])].join('\n');
+      return okResult(text, { job_id: args.job_id, transcript, ...limitsField([count.applied]) });
     }),
   );
 }

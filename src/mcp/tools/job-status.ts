@@ -5,6 +5,7 @@ import type { App } from '../../app.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
+import { toolInput } from './args.js';
 
 export function registerJobStatus(server: McpServer, app: App): void {
   server.registerTool(
@@ -14,7 +15,7 @@ export function registerJobStatus(server: McpServer, app: App): void {
       description:
         'The job record now: status, elapsed, turns, tool calls, last activity, files touched, usage, result or error, worktree and diffstat, ' +
         'backend metrics delta. Does not wait; use wait_job to block.',
-      inputSchema: { job_id: z.string().min(1).describe('The id run_agent returned.') },
+      inputSchema: toolInput('job_status', { job_id: z.string().min(1).describe('The id run_agent returned.') }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

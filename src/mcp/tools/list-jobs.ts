@@ -5,6 +5,9 @@ import type { App } from '../../app.js';
 import { elapsedSeconds } from '../../jobs/job-record.js';
 import { jobListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
+import { limitLines, limitsField, softCap, toolInput } from './args.js';
+
+const MAX_LIMIT = 10_000;
 
 export function registerListJobs(server: McpServer, app: App): void {
   server.registerTool(
@@ -12,16 +15,21 @@ export function registerListJobs(server: McpServer, app: App): void {
     {
       title: 'List jobs',
       description: 'Jobs on record, newest last — also those started by earlier server processes (a job whose server died shows as interrupted and can be resumed). Running and queued jobs of this server are always listed; records that cannot be read are listed as damaged.',
-      inputSchema: {
+      inputSchema: toolInput('list_jobs', {
         include_finished: z.boolean().optional().describe('Include finished jobs (default true).'),
-        limit: z.number().int().min(1).max(10_000).optional().describe('Only the newest N (default 50); running and queued jobs of this server are listed wherever their ids sort.'),
-      },
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(`Only the newest N (default 50, at most ${MAX_LIMIT}); running and queued jobs of this server are listed wherever their ids sort.`),
+      }),
       outputSchema: jobListOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
-      const limit = args.limit ?? 50;
-      const { records, damaged } = await app.jobs.list(args.include_finished ?? true, limit);
+      const capped = softCap('limit', args.limit, 50, MAX_LIMIT, `at most ${MAX_LIMIT} jobs are listed in one call`);
+      const { records, damaged } = await app.jobs.list(args.include_finished ?? true, capped.value);
       const jobs = records.map((r) => ({
         id: r.id,
         status: r.status,
@@ -34,7 +42,8 @@ export function registerListJobs(server: McpServer, app: App): void {
       const lines = jobs.map((j) => `${j.id}  ${j.status.padEnd(11)} ${j.model ?? ''}  ${j.elapsed_s}s  ${j.task}`);
       if (lines.length === 0 && damaged.length === 0) lines.push('No jobs on record.');
       lines.push(...damaged.map((d) => `${d.id}  damaged     ${d.file}: ${d.problem}`));
-      return okResult(lines.join('\n'), { jobs, damaged });
+      lines.push(...limitLines([capped.applied]));
+      return okResult(lines.join('\n'), { jobs, damaged, ...limitsField([capped.applied]) });
     }),
   );
 }

@@ -4,6 +4,7 @@ import type { App } from '../../app.js';
 import { formatModelList } from '../../registry/format-model-list.js';
 import { modelListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
+import { toolInput } from './args.js';
 
 export function registerListModels(server: McpServer, app: App): void {
   server.registerTool(
@@ -15,7 +16,7 @@ export function registerListModels(server: McpServer, app: App): void {
         'served model ids, per-request context window and where it came from, slots busy/free, queue, warnings — plus the model menu from models.yaml ' +
         'with notes and where each entry is live. Call this before run_agent to pick a model; if what you need is not running, relay the notes to the user ' +
         '(localagents never starts models).',
-      inputSchema: {},
+      inputSchema: toolInput('list_models', {}),
       outputSchema: modelListOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

@@ -5,7 +5,7 @@ import type { App } from '../../app.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
-import { MAX_WAIT_S } from './run-agent.js';
+import { limitLines, limitsField, MAX_WAIT_S, softCap, toolInput, WAIT_CAP_WHY, waitSeconds } from './args.js';
 
 export function registerWaitJob(server: McpServer, app: App): void {
   server.registerTool(
@@ -13,18 +13,19 @@ export function registerWaitJob(server: McpServer, app: App): void {
     {
       title: 'Wait for a job',
       description:
-        `Wait up to timeout_s (default 50, max ${MAX_WAIT_S}: every call stays under Claude Code's 2-minute tool limit) for a job to finish, ` +
+        `Wait up to timeout_s (default 50; at most ${MAX_WAIT_S} per call, so every call stays under Claude Code's 2-minute tool limit) for a job to finish, ` +
         'then return its record, finished or not. Call again while status is queued or running.',
-      inputSchema: {
+      inputSchema: toolInput('wait_job', {
         job_id: z.string().min(1).describe('The id run_agent returned.'),
-        timeout_s: z.number().min(0).max(MAX_WAIT_S).optional().describe(`Seconds to wait (0–${MAX_WAIT_S}, default 50).`),
-      },
+        timeout_s: waitSeconds('Seconds to wait (default 50).').optional(),
+      }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
-      const record = await app.jobs.wait(args.job_id, args.timeout_s ?? 50);
-      return okResult(jobSummary(record), jobView(record));
+      const wait = softCap('timeout_s', args.timeout_s, 50, MAX_WAIT_S, WAIT_CAP_WHY);
+      const record = await app.jobs.wait(args.job_id, wait.value);
+      return okResult([jobSummary(record), ...limitLines([wait.applied])].join('\n'), { ...jobView(record), ...limitsField([wait.applied]) });
     }),
   );
 }

@@ -33,6 +33,8 @@ export interface AnthropicErrorBody {
  * - `passthrough`: already a valid Anthropic error; body unchanged.
  * - `mapped`: another JSON error shape, re-enveloped with the type matching its status.
  * - `non_json`: HTML or text body; an excerpt is kept.
+ * - `refused`: an answer the shim will not hand on (a redirect, an encoding it cannot decode).
+ * - `too_large`: Claude Code's request is over the shim's size limit; never forwarded.
  */
 export type TranslatedErrorKind =
   | 'context_overflow'
@@ -42,7 +44,9 @@ export type TranslatedErrorKind =
   | 'unreachable'
   | 'passthrough'
   | 'mapped'
-  | 'non_json';
+  | 'non_json'
+  | 'refused'
+  | 'too_large';
 
 export interface TranslatedError {
   readonly status: number;

@@ -121,3 +121,24 @@ export function unreachableBackendError(input: UnreachableInput): TranslatedErro
     noRetry: input.retryable === false,
   });
 }
+
+/**
+ * For a backend answer the shim refuses to hand on: a 3xx (Claude Code would
+ * follow it and send the conversation past the shim) or a body it cannot
+ * decode. 502, not retried: the same request gets the same answer.
+ */
+export function refusedAnswerError(message: string): TranslatedError {
+  return errorResponse({ status: 502, type: 'api_error', message, kind: 'refused', original: '', noRetry: true });
+}
+
+/** Claude Code's own type and status for a request over the size limit; nothing reached the backend. */
+export function requestTooLargeError(limitText: string): TranslatedError {
+  return errorResponse({
+    status: 413,
+    type: 'request_too_large',
+    message: `Request exceeds the localagents shim's limit of ${limitText} per request; nothing was sent to the model server`,
+    kind: 'too_large',
+    original: '',
+    noRetry: true,
+  });
+}

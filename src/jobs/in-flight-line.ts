@@ -1,0 +1,20 @@
+/**
+ * One line per open backend request, for job_status, `localagents run`/`log -f`
+ * and the transcript alike: phase, how long, prompt, output so far, speed,
+ * silence, flags. Pure.
+ */
+import type { InFlightRequest } from './job-record.js';
+import { roundTokens } from './live-requests.js';
+
+export function inFlightLine(r: InFlightRequest, now: Date = new Date()): string {
+  const open = Math.max(0, Math.round((now.getTime() - Date.parse(r.started_at)) / 1000));
+  const parts = [`request ${r.request}: ${r.phase} for ${open} s`];
+  if (r.prompt_tokens !== undefined) parts.push(`prompt ${roundTokens(r.prompt_tokens)} tokens (${roundTokens(r.cached_tokens ?? 0)} cached)`);
+  else if (r.prompt_tokens_estimate !== undefined) parts.push(`prompt ~${roundTokens(r.prompt_tokens_estimate)} tokens (estimated)`);
+  if (r.phase === 'generating') {
+    const speed = r.tokens_per_s === undefined ? '' : ` at ${roundTokens(r.tokens_per_s)} tok/s`;
+    parts.push(`output ${r.output_tokens_exact ? '' : '~'}${roundTokens(r.output_tokens)} tokens${speed}`);
+  }
+  parts.push(`last byte ${r.silent_s < 1 ? 'just now' : `${Math.round(r.silent_s)} s ago`}`);
+  return [parts.join(', '), ...r.flags.map((f) => `  ! ${f.message}`)].join('\n');
+}

@@ -1,0 +1,203 @@
+/**
+ * What one open /v1/messages request is doing right now, read from its bytes
+ * as they pass: phase, prompt size once the backend says, output tokens so far,
+ * recent speed, time of the last byte, whether a tool call began, whether the
+ * output repeats itself. Observes only; the forwarder sends the bytes unchanged.
+ *
+ * Phases, from what each backend sends (backends.md §2.5, §7):
+ * - llama.cpp sends no byte while the request waits for a slot, HTTP 200 and
+ *   headers when prompt processing starts, `message_start` with the first
+ *   generated token. So: no headers = waiting for a slot; headers = reading the
+ *   prompt; message_start = generating.
+ * - vLLM sends headers at once and waits for a running slot silently, so
+ *   before the first token it cannot be told whether the request waits or
+ *   reads: it is shown as reading the prompt (the server-wide
+ *   `vllm:num_requests_waiting` gauge does not say which request waits).
+ * - Neither backend reports prompt progress on /v1/messages: llama.cpp's
+ *   `return_progress` chunks are not emitted in its Anthropic stream, and
+ *   `timings` ride on deltas only when the request sets `timings_per_token`
+ *   (Claude Code does not; when present they are used).
+ *
+ * Output tokens while streaming are an estimate: each content delta (text,
+ * thinking, tool-argument JSON) carries at least one token — both servers send
+ * one per decoded token, though llama.cpp holds back text its output parser has
+ * not placed yet — and one token is about four characters, so the estimate is
+ * the larger of the delta count and characters / 4. The backend's own count
+ * (message_delta usage, or llama.cpp `timings.predicted_n`) replaces it once sent.
+ */
+import type { BackendKind } from '../config/schema.js';
+import { isRecord } from './rewrite/json-shape.js';
+import { createRepetitionDetector } from './repetition.js';
+import { SseLineSplitter, fieldValue, startsWithAscii } from './translate/sse-lines.js';
+
+export const PHASES = ['waiting for a slot', 'reading the prompt', 'generating'] as const;
+export type RequestPhase = (typeof PHASES)[number];
+
+export interface RequestProgressSnapshot {
+  /** 1-based number of this /v1/messages request within its route (job). */
+  readonly request: number;
+  readonly startedAt: number;
+  readonly phase: RequestPhase;
+  /** Request body size: the job side estimates the prompt from it before the backend says. */
+  readonly requestBytes: number;
+  /** Whole prompt (evaluated + cached), from message_start. */
+  readonly promptTokens: number | undefined;
+  readonly cachedTokens: number | undefined;
+  readonly outputTokens: number;
+  /** True once the count is the backend's own rather than our estimate. */
+  readonly outputExact: boolean;
+  /** Output tokens per second over the last few seconds of generation. */
+  readonly tokensPerS: number | undefined;
+  /** When the last byte (of anything, SSE keep-alive comments included) came; undefined before the first. */
+  readonly lastByteAt: number | undefined;
+  readonly toolCall: boolean;
+  /** The n-gram the recent output keeps repeating, if it does. */
+  readonly repeated: string | undefined;
+  readonly ended: boolean;
+}
+
+export interface RequestProgress {
+  /** The backend answered with this status (headers arrived). */
+  headers(status: number): void;
+  /** Next bytes of a streamed answer (any chunking). */
+  push(chunk: Buffer): void;
+  /** Any other byte arrived (a JSON body's chunk). */
+  touch(): void;
+  end(): void;
+  snapshot(now?: number): RequestProgressSnapshot;
+}
+
+export interface RequestProgressOptions {
+  readonly request: number;
+  readonly backend: BackendKind;
+  readonly requestBytes: number;
+  readonly now?: () => number;
+}
+
+/** Speed is measured over this much recent time. */
+const RATE_WINDOW_MS = 5000;
+const SAMPLE_EVERY_MS = 250;
+const CHARS_PER_TOKEN = 4;
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+
+export function createRequestProgress(options: RequestProgressOptions): RequestProgress {
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+  const splitter = new SseLineSplitter();
+  const repetition = createRepetitionDetector();
+  let phase: RequestPhase = options.backend === 'vllm' ? 'reading the prompt' : 'waiting for a slot';
+  let promptTokens: number | undefined;
+  let cachedTokens: number | undefined;
+  let deltas = 0;
+  let chars = 0;
+  let exact: number | undefined;
+  let lastByteAt: number | undefined;
+  let toolCall = false;
+  let ended = false;
+  /** [time, tokens] samples for the recent rate; the first is when generation began. */
+  const samples: Array<[number, number]> = [];
+
+  const outputTokens = (): number => exact ?? Math.max(deltas, Math.ceil(chars / CHARS_PER_TOKEN));
+
+  const sample = (t: number): void => {
+    const last = samples[samples.length - 1];
+    if (last !== undefined && t - last[0] < SAMPLE_EVERY_MS) {
+      last[1] = outputTokens();
+      return;
+    }
+    samples.push([t, outputTokens()]);
+    while (samples.length > 2 && (samples[1]?.[0] ?? t) < t - RATE_WINDOW_MS) samples.shift();
+  };
+
+  const onEvent = (data: Record<string, unknown>, t: number): void => {
+    const type = data.type;
+    const timings = data.timings;
+    if (isRecord(timings)) {
+      const predicted = num(timings.predicted_n);
+      if (predicted !== undefined) exact = predicted;
+    }
+    if (type === 'message_start') {
+      phase = 'generating';
+      const usage = isRecord(data.message) ? data.message.usage : undefined;
+      if (isRecord(usage)) {
+        cachedTokens = num(usage.cache_read_input_tokens) ?? 0;
+        promptTokens = (num(usage.input_tokens) ?? 0) + cachedTokens;
+      }
+      samples.push([t, 0]);
+      return;
+    }
+    if (type === 'content_block_start') {
+      if (isRecord(data.content_block) && data.content_block.type === 'tool_use') toolCall = true;
+      return;
+    }
+    if (type === 'content_block_delta' && isRecord(data.delta)) {
+      const delta = data.delta;
+      const text = typeof delta.text === 'string' ? delta.text : typeof delta.thinking === 'string' ? delta.thinking : typeof delta.partial_json === 'string' ? delta.partial_json : undefined;
+      if (text === undefined) return; // signature deltas carry no tokens
+      deltas += 1;
+      chars += text.length;
+      repetition.push(text);
+      sample(t);
+      return;
+    }
+    if (type === 'message_delta' && isRecord(data.usage)) {
+      const output = num(data.usage.output_tokens);
+      if (output !== undefined) exact = output;
+      sample(t);
+    }
+  };
+
+  const onLine = (buf: Buffer, start: number, end: number): void => {
+    if (!startsWithAscii(buf, start, end, 'data:')) return;
+    let data: unknown;
+    try {
+      data = JSON.parse(fieldValue(buf, start, end, 'data'));
+    } catch {
+      return; // a cut or garbled event: nothing to count
+    }
+    if (isRecord(data)) onEvent(data, now());
+  };
+
+  return {
+    headers() {
+      lastByteAt = now();
+      if (phase === 'waiting for a slot') phase = 'reading the prompt';
+    },
+    push(chunk) {
+      lastByteAt = now();
+      splitter.push(chunk, onLine);
+    },
+    touch() {
+      lastByteAt = now();
+    },
+    end() {
+      ended = true;
+    },
+    snapshot(at = now()) {
+      let tokensPerS: number | undefined;
+      const first = samples[0];
+      if (phase === 'generating' && first !== undefined) {
+        // Rate since the newest sample at least RATE_WINDOW_MS old (or since generation began), up to now: a stall lowers it.
+        const base = samples.findLast((s) => s[0] <= at - RATE_WINDOW_MS) ?? first;
+        const seconds = (at - base[0]) / 1000;
+        if (seconds >= 0.5) tokensPerS = Math.round(((outputTokens() - base[1]) / seconds) * 10) / 10;
+      }
+      return {
+        request: options.request,
+        startedAt,
+        phase,
+        requestBytes: options.requestBytes,
+        promptTokens,
+        cachedTokens,
+        outputTokens: outputTokens(),
+        outputExact: exact !== undefined,
+        tokensPerS,
+        lastByteAt,
+        toolCall,
+        repeated: repetition.repeated,
+        ended,
+      };
+    },
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * What a backend error means, in words a person can act on: what happened,
+ * the likely causes, what to try. Data, one entry per kind of failure; the
+ * first entry whose test matches explains the error. Each entry is tested
+ * against the real body it was written for (test/shim/translate/error-catalogue.test.ts).
+ *
+ * Facts behind the entries: ../shared/docs/backends.md §3 (llama.cpp error
+ * shapes), §7 (vLLM), §10 (recurring failure modes), §11, §13 (measured).
+ */
+import type { ErrorSource } from '../request-log.js';
+
+export interface ErrorFacts {
+  /** HTTP status the backend answered (0 when there was no answer). */
+  readonly status: number;
+  /** The backend's own words (its error body or event data), and what the shim made of them. */
+  readonly text: string;
+  readonly source: ErrorSource | undefined;
+  readonly path: string;
+}
+
+export interface Explanation {
+  /** Catalogue id, stable for tests and dashboards. */
+  readonly kind: string;
+  readonly what: string;
+  readonly causes: readonly string[];
+  readonly try: readonly string[];
+}
+
+interface Entry extends Explanation {
+  readonly matches: (facts: ErrorFacts) => boolean;
+}
+
+const has = (re: RegExp) => (f: ErrorFacts): boolean => re.test(f.text);
+
+const CATALOGUE: readonly Entry[] = [
+  {
+    kind: 'output_parser',
+    matches: has(/does not match the expected peg-native format|Failed to parse input at pos \d+/),
+    what: "The model's output did not follow its chat template's tool-call format, so the server's output parser gave up on the answer.",
+    causes: [
+      'a model too small, or not tuned, for tool calling (it writes something that looks like a tool call but is not)',
+      'a wrong --chat-template (or --chat-template-file) for this model',
+      'a reasoning model started without matching --reasoning / --reasoning-format settings',
+      'a broken or too aggressive quantisation producing garbage',
+      'a llama.cpp build whose parser for this template has a bug (known regressions between builds)',
+    ],
+    try: [
+      'pick a larger or tool-tuned model from list_models',
+      "start llama-server with --jinja and the model's own template (drop --chat-template overrides)",
+      'for a reasoning model, check --reasoning-format / --reasoning-budget',
+      'try another quantisation, or a different llama.cpp build',
+    ],
+  },
+  {
+    kind: 'template_needs_jinja',
+    matches: has(/requires --jinja/),
+    what: 'The server cannot render tool definitions: it runs without its Jinja chat-template engine.',
+    causes: ['llama-server was started without --jinja'],
+    try: ['restart llama-server with --jinja'],
+  },
+  {
+    kind: 'template',
+    matches: has(/Jinja Exception|Unable to generate parser for this template|chat template rejected|System message must be at the beginning|Conversation roles must alternate/),
+    what: "The model's chat template refused the conversation before the model ran; the same request fails the same way on every retry.",
+    causes: [
+      'a template stricter than Claude Code needs (e.g. "System message must be at the beginning" for mid-conversation system messages)',
+      'a --chat-template that does not belong to this model',
+    ],
+    try: [
+      "use the model's own template with --jinja, or a --chat-template-file without the failing raise_exception",
+      'localagents folds system messages already; if it still fails, report the template line the error names',
+    ],
+  },
+  {
+    kind: 'context_overflow',
+    matches: has(/exceed_context_size_error|exceeds the available context size|is larger than the max context size|prompt is too long/),
+    what: "The prompt did not fit the model's context window: llama.cpp checks the prompt against one slot's window.",
+    causes: [
+      "a slot's window is -c divided by --parallel (unless --kv-unified): -c 65536 --parallel 4 gives each request 16384 tokens",
+      "Claude Code's first request alone is ~12–20k tokens (system prompt and tools), and the conversation grows each turn",
+    ],
+    try: [
+      'give each slot more room: raise -c or lower --parallel (at least 64k per slot for real work)',
+      'set context: in models.yaml to the per-slot window so Claude Code compacts in time',
+    ],
+  },
+  {
+    kind: 'vllm_max_model_len',
+    matches: has(/maximum context length is \d+ tokens|cannot be greater than max_model_len/),
+    what: "vLLM refused the request: prompt plus requested output is longer than the server's max_model_len.",
+    causes: ['vLLM counts prompt + max_tokens against --max-model-len (llama.cpp counts the prompt only)', '--max-model-len set low to fit memory'],
+    try: ['start vLLM with a larger --max-model-len', 'lower CLAUDE_CODE_MAX_OUTPUT_TOKENS in the endpoint env'],
+  },
+  {
+    kind: 'vllm_tool_choice',
+    matches: has(/tool choice requires --enable-auto-tool-choice|--tool-call-parser/),
+    what: 'vLLM refused the tool definitions: it was started without a tool-call parser, so it cannot return tool calls.',
+    causes: ['vLLM started without --enable-auto-tool-choice and --tool-call-parser'],
+    try: ['restart vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model> (qwen3_coder or qwen3_xml for Qwen3.x, hermes for older Qwen, openai for gpt-oss)'],
+  },
+  {
+    kind: 'loading',
+    matches: (f) => /Loading model|still loading its model/i.test(f.text),
+    what: 'The server is still loading its model; it answers every request with 503 until it is ready.',
+    causes: ['the server was just (re)started; a large model takes minutes to load'],
+    try: ['wait; Claude Code retries on its own. If it never finishes, read the server log (out of memory while loading?)'],
+  },
+  {
+    kind: 'out_of_memory',
+    matches: has(/out of memory|OutOfMemoryError|Insufficient Memory|failed to allocate|compared to KV size|KV cache is full|No available memory for the cache blocks/i),
+    what: 'The server ran out of memory (GPU or KV cache) while working on the request.',
+    causes: [
+      'too large a context or too many parallel slots for the GPU memory left after the weights',
+      'other processes using the GPU',
+      'a prompt larger than the KV cache can hold',
+    ],
+    try: ['lower -c or --parallel (vLLM: --max-model-len, --gpu-memory-utilization)', 'use a smaller quantisation or KV cache type (-ctk q8_0 -ctv q8_0)', 'free the GPU of other work'],
+  },
+  {
+    kind: 'stream_cut',
+    matches: (f) => f.source === 'cut',
+    what: 'The connection to the server broke off in the middle of the answer.',
+    causes: ['the server crashed or was restarted (out of memory, a segfault, a supervisor)', 'a proxy between here and the server timed out a long answer'],
+    try: ['read the server log at that time', 'for a proxy, raise its read timeout above the longest answer (minutes for a slow model)'],
+  },
+  {
+    kind: 'unreachable',
+    matches: (f) => f.source === 'connect',
+    what: 'The server could not be reached at all.',
+    causes: ['the server is not running, or listens on another host or port', 'a firewall between here and the server'],
+    try: ['start the server; check base_url in models.yaml; localagents doctor says which part fails'],
+  },
+  {
+    kind: 'auth',
+    matches: (f) => f.status === 401 || f.status === 403 || /Invalid API Key|Unauthorized|authentication_error|permission_error/.test(f.text),
+    what: 'The server refused the API key (or its absence).',
+    causes: ['the server runs with --api-key and models.yaml has none, or a different one', 'vLLM accepts only Authorization: Bearer', 'a proxy in front of the server wants its own credentials'],
+    try: ['set api_key or api_key_env for this endpoint in models.yaml to the key the server was started with'],
+  },
+  {
+    kind: 'no_messages_api',
+    matches: (f) => f.status === 404 && f.path.startsWith('/v1/messages') && !/model/i.test(f.text),
+    what: 'The server has no Anthropic Messages API (/v1/messages): it answered 404 Not Found.',
+    causes: ['a llama.cpp build older than the Messages API, or a vLLM before its Anthropic endpoint', 'base_url points at a different server (or includes a path such as /v1)'],
+    try: ['update llama.cpp or vLLM', 'set base_url to the server root (http://host:port, without /v1)'],
+  },
+  {
+    kind: 'model_not_found',
+    matches: (f) => f.status === 404 || /model '.*' not found|does not exist/.test(f.text),
+    what: 'The server does not serve the model the request named.',
+    causes: ['the served model id changed since the menu was read (a router-mode llama-server, a restarted vLLM with another --served-model-name)'],
+    try: ['call list_models again and pick a model the server lists now'],
+  },
+];
+
+function fallback(facts: ErrorFacts): Explanation {
+  if (facts.source === 'answer') {
+    return { kind: 'malformed_answer', what: 'The server answered 200 but not with a complete Messages answer.', causes: ['a proxy or server that only half speaks the Anthropic API'], try: ['check base_url points at llama-server or vLLM itself'] };
+  }
+  if (facts.status >= 500 || facts.source === 'stream') {
+    return { kind: 'server_error', what: 'The server failed while answering (an internal error).', causes: ['a bug or resource problem on the server; its log says which'], try: ['read the server log at that time; retry later'] };
+  }
+  return { kind: 'request_refused', what: `The server refused the request (HTTP ${facts.status}).`, causes: ['a request shape or option this server does not accept'], try: ['read the server message above; report it with requests.jsonl (localagents keeps backend quirks in its shim)'] };
+}
+
+/** The explanation of one backend error; every error gets one (the generic ones say less). */
+export function explainBackendError(facts: ErrorFacts): Explanation {
+  const entry = CATALOGUE.find((e) => e.matches(facts));
+  if (entry === undefined) return fallback(facts);
+  return { kind: entry.kind, what: entry.what, causes: entry.causes, try: entry.try };
+}
+
+/** The kinds in the catalogue, for the test that gives each a real body. */
+export const CATALOGUE_KINDS: readonly string[] = CATALOGUE.map((e) => e.kind);
+
+/** One paragraph for a person (and for the calling Claude). */
+export function explanationText(e: Explanation): string {
+  return `${e.what} Likely: ${e.causes.join('; ')}. Try: ${e.try.join('; ')}.`;
+}

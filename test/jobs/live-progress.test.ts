@@ -1,0 +1,95 @@
+/**
+ * A slow local model, watched while it works and explained when it fails: the
+ * real Claude Code binary through the real shim to the simulator, job_status
+ * read through the official MCP client while requests are open. Thresholds are
+ * shortened for the test (60 s of silence would be a 60-second test).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../src/jobs/job-record.js';
+import { startSimulator, type Simulator } from '../sim/index.js';
+import { endpointYaml, ok, startInProcess, textOf, until, type InProcess } from '../reliability/in-process.js';
+
+let sim: Simulator | undefined;
+let h: InProcess | undefined;
+afterEach(async () => {
+  await h?.close();
+  await sim?.close();
+  h = undefined;
+  sim = undefined;
+});
+
+const PEG = 'The model produced output that does not match the expected peg-native format';
+const words = (n: number): string => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+const transcriptOf = (id: string): string => readFileSync(join(h!.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
+
+describe('live progress and backend errors of a running job', () => {
+  it('job_status shows the open request generating with a growing count, then the in-stream parser error in words', async () => {
+    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, script: [{ text: words(160), tokenDelayMs: 12, streamError: { message: PEG } }] });
+    h = await startInProcess({ yaml: endpointYaml(sim.url, { retries: 1 }) });
+    const id = String(ok(await h.call('run_agent', { task: 'Write a long answer.', wait_s: 0 })).id);
+
+    const counts: number[] = [];
+    let text = '';
+    await until(async () => {
+      const result = await h!.call('job_status', { job_id: id });
+      const record = ok(result) as unknown as JobRecord;
+      const open = record.in_flight?.[0];
+      if (open?.phase === 'generating') {
+        if (counts.at(-1) !== open.output_tokens) counts.push(open.output_tokens);
+        text = textOf(result);
+      }
+      return counts.length >= 3 || record.status !== 'running';
+    }, 60_000, 150);
+    expect(counts.length, `output_tokens seen: ${counts.join(', ')}`).toBeGreaterThanOrEqual(2);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    expect(text).toMatch(/request \d+: generating for \d+ s, prompt [\d,k]+ tokens \([\d,k]+ cached\), output ~[\d,]+ tokens/);
+
+    const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
+    expect(done.status).toBe('failed');
+    expect(done.in_flight).toBeUndefined();
+    // The error leads with the cause in words, not with what Claude Code said about it.
+    expect(done.error).toMatch(/^The model's output did not follow its chat template's tool-call format/);
+    expect(done.error).toContain('peg-native');
+    const streamed = done.backend_errors?.find((e) => e.source === 'stream');
+    expect(streamed).toMatchObject({ status: 200, explanation: { kind: 'output_parser' } });
+    expect(streamed?.message).toContain(PEG);
+    expect(streamed?.request).toBe(1);
+    const log = textOf(await h.call('job_log', { job_id: id }));
+    expect(log).toContain('backend error on request 1: the server sent an error inside its HTTP 200 stream');
+    expect(log).toContain("The model's output did not follow its chat template's tool-call format");
+    const status = textOf(await h.call('job_status', { job_id: id }));
+    expect(status).toContain('last backend error');
+  }, 150_000);
+
+  it('flags a silent request with what is known, and a runaway answer far past the usual length', async () => {
+    sim = await startSimulator({
+      flavor: 'llama.cpp',
+      strictQwen: true,
+      script: [
+        { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } },
+        { text: words(200), delayMs: 3000, tokenDelayMs: 4 },
+        { text: 'Done.' },
+      ],
+    });
+    h = await startInProcess({
+      yaml: endpointYaml(sim.url),
+      liveThresholds: { silenceS: 1, runawayFactor: 4, runawayMinTokens: 150, refreshMs: 200 },
+    });
+    const id = String(ok(await h.call('run_agent', { task: 'Run a no-op, then explain.', wait_s: 0 })).id);
+    const flags = new Map<string, string>();
+    await until(async () => {
+      const record = ok(await h!.call('job_status', { job_id: id })) as unknown as JobRecord;
+      for (const r of record.in_flight ?? []) for (const f of r.flags) flags.set(f.kind, f.message);
+      return flags.has('silent') || record.status !== 'running';
+    }, 60_000, 100);
+    expect(flags.get('silent')).toMatch(/no byte from the server for \d+ s: reading a ~[\d,k]+-token prompt at ~[\d,k]+ tokens\/s: about \d+ s if none of it is cached/);
+
+    const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
+    expect(done.status).toBe('succeeded');
+    const transcript = transcriptOf(id);
+    expect(transcript).toMatch(/request 2: no byte from the server for \d+ s: reading/);
+    expect(transcript).toMatch(/request 2: possible runaway: [\d,]+ output tokens with no tool call, over 4× the longest earlier turn of this job/);
+  }, 150_000);
+});

@@ -1,0 +1,100 @@
+/**
+ * Class 9 of issue #11: a model glob from a tool call or a config file cannot
+ * stall the server's one thread (which also carries every job's shim). The
+ * glob matcher is linear in pattern × id; a backtracking regex took ~20 s for
+ * `**********x` and grew ×5 per extra `*`. The matcher is timed in a child
+ * process, so a regression fails on its timeout instead of hanging the run.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { globMatcher } from '../../src/registry/match.js';
+import { connect, makeDirs, ok, REPO_ROOT, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
+import { DEFAULT_LLAMA_MODEL, startSimulator, type Simulator } from '../sim/index.js';
+
+const EVIL = `${'*'.repeat(16)}x`;
+
+/** The worst patterns for a backtracking matcher, each against a 200-character id, timed in the built module. */
+function timeInChild(): { status: number | null; worstMs: number | undefined } {
+  const script = `
+    const { matchName } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'registry', 'match.js'))});
+    const id = 'a'.repeat(200);
+    const patterns = ['*'.repeat(40) + 'x', '*a'.repeat(40) + 'x', '?*'.repeat(40) + 'b', '*[a]'.repeat(40) + '[b]'];
+    let worst = 0;
+    for (const pattern of patterns) {
+      // Best of five: the time the matcher needs, not the time a loaded machine lends it.
+      let best = Infinity;
+      for (let run = 0; run < 5; run++) {
+        const start = performance.now();
+        if (matchName(pattern, [id]) !== undefined) throw new Error('matched ' + pattern);
+        best = Math.min(best, performance.now() - start);
+      }
+      worst = Math.max(worst, best);
+    }
+    console.log(worst);`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  return { status: child.status, worstMs: child.status === 0 ? Number(child.stdout.trim()) : undefined };
+}
+
+describe('linear-time globs', () => {
+  it('matches 40 `*` against a 200-character id in under 10 ms', () => {
+    const { status, worstMs } = timeInChild();
+    expect(status).toBe(0);
+    expect(worstMs).toBeLessThan(10);
+  });
+
+  it('means what the regex-based glob meant: `*`, `?`, classes, ranges, negation, case-insensitive', () => {
+    const reference = (pattern: string): RegExp =>
+      new RegExp(`^${[...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|\\/[\]]/g, '\\$&'))).join('')}$`, 'is');
+    fc.assert(
+      fc.property(fc.stringMatching(/^[ab*?]{0,8}$/), fc.stringMatching(/^[abAB]{0,10}$/), (pattern, id) => {
+        expect(globMatcher(pattern)(id)).toBe(reference(pattern).test(id));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(globMatcher('unsloth/qwen3.?-27b-*')(DEFAULT_LLAMA_MODEL)).toBe(true);
+    expect(globMatcher('*[Qq]wen[0-9]*')(DEFAULT_LLAMA_MODEL)).toBe(true);
+    expect(globMatcher('*[!u]nsloth*')(DEFAULT_LLAMA_MODEL)).toBe(false);
+    expect(globMatcher('[]x]*')(']x')).toBe(true);
+    expect(globMatcher('[abc')('[abc')).toBe(true);
+  });
+});
+
+describe('a hostile glob through the built server', () => {
+  let sim: Simulator;
+  let dirs: E2EDirs;
+  let server: Connected;
+  /** Short client timeouts: a stalled server fails the test instead of hanging it. */
+  const quick = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
+    (await server.client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 })) as CallToolResult;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ flavor: 'llama.cpp' });
+    dirs = makeDirs();
+    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
+    server = await connect(dirs);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it(`run_agent(model="${EVIL}") answers model_unavailable at once, and the server keeps answering`, async () => {
+    const [run, status] = await Promise.all([quick('run_agent', { task: 'Say done.', model: EVIL }), quick('list_jobs', {})]);
+    expect(run.isError).toBe(true);
+    expect(JSON.stringify(run.content)).toContain(`${EVIL} is not running anywhere`);
+    expect(status.isError).toBeFalsy();
+  });
+
+  it(`register_model(served_name="${EVIL}") is persisted without slowing later list_models, even after a restart`, async () => {
+    ok((await quick('register_model', { name: 'evil', served_name: EVIL })));
+    const listed = ok((await quick('list_models', {})));
+    expect(listed.menu).toContainEqual(expect.objectContaining({ name: 'evil', live_on: [] }));
+    await server.close();
+    server = await connect(dirs);
+    const again = ok((await quick('list_models', {})));
+    expect(again.menu).toContainEqual(expect.objectContaining({ name: 'evil', live_on: [] }));
+  }, 60_000);
+});

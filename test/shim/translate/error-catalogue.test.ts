@@ -1,0 +1,77 @@
+/**
+ * Every entry of the error catalogue explains the real error body it was
+ * written for. Bodies come from ../shared/fixtures/llama-server (captured from
+ * a real llama-server), from the simulator (which copies vLLM's wording), or
+ * are quoted from the servers' source and backends.md where no capture exists
+ * (each says where).
+ */
+import { describe, expect, it } from 'vitest';
+import { CATALOGUE_KINDS, explainBackendError, type ErrorFacts } from '../../../src/shim/translate/error-catalogue.js';
+import { translateStreamErrorData } from '../../../src/shim/translate/stream-error.js';
+import { llamaHttp } from '../rewrite/fixtures.js';
+
+const facts = (status: number, text: string, extra: Partial<ErrorFacts> = {}): ErrorFacts => ({ status, text, source: 'http', path: '/v1/messages', ...extra });
+const fixture = (name: string): ErrorFacts => {
+  const { status, body } = llamaHttp(name);
+  return facts(status, body);
+};
+
+// llama.cpp's output parser, measured on a real server (backends.md §13): inside a 200 stream, and as a 500 when not streamed.
+const PEG_STREAM = '{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}';
+const PEG_HTTP = '{"error":{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}}';
+
+const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFacts]> = [
+  ['output_parser', 'peg-native error event inside a 200 stream', facts(200, PEG_STREAM, { source: 'stream' })],
+  ['output_parser', 'peg-native error as HTTP 500', facts(500, PEG_HTTP)],
+  // backends.md §11: a model whose output broke the parser, non-streamed.
+  ['output_parser', '"Failed to parse input at pos N"', facts(500, '{"error":{"code":500,"message":"Failed to parse input at pos 22: <think>\\n","type":"server_error"}}')],
+  // llama.cpp tools/server (utils: "tools param requires --jinja flag"), as classify-error.ts already recognises.
+  ['template_needs_jinja', 'tools without --jinja', facts(500, '{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}')],
+  ['template', 'Jinja raise_exception (captured, Aug 2026 build)', fixture('err-system-mid.http')],
+  ['template', 'parser generation failed (captured, b9553)', fixture('b9553/err-system-mid.http')],
+  ['context_overflow', 'exceed_context_size_error (captured)', fixture('err-context.http')],
+  ['context_overflow', 'exceed_context_size_error while streaming (captured, b9553)', fixture('b9553/err-context-stream.http')],
+  ['vllm_max_model_len', 'vLLM prompt + max_tokens > max_model_len (simulator wording, from vLLM source)', facts(500, '{"type":"error","error":{"type":"internal_error","message":"This model\'s maximum context length is 32768 tokens. However, you requested 32000 output tokens and your prompt contains at least 769 input tokens, for a total of at least 32769 tokens. Please reduce the length of the input prompt or the number of requested output tokens."}}')],
+  ['vllm_max_model_len', 'vLLM max_tokens alone too large', facts(400, '{"type":"error","error":{"type":"BadRequestError","message":"max_completion_tokens=40000 cannot be greater than max_model_len=max_total_tokens=32768. Please request fewer output tokens."}}')],
+  ['vllm_tool_choice', 'vLLM without a tool parser (simulator wording, from vLLM source)', facts(400, '{"type":"error","error":{"type":"BadRequestError","message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"}}')],
+  ['loading', 'llama.cpp 503 Loading model (backends.md §3.2)', facts(503, '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}')],
+  // llama.cpp server-context.cpp, when llama_decode finds no room in the KV cache.
+  ['out_of_memory', 'KV cache too small for the prompt', facts(500, '{"error":{"code":500,"message":"Input prompt is too big compared to KV size. Please try increasing KV size.","type":"server_error"}}')],
+  ['out_of_memory', 'vLLM CUDA out of memory (torch wording)', facts(500, '{"type":"error","error":{"type":"internal_error","message":"CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.12 GiB is free."}}')],
+  ['stream_cut', 'connection dropped mid-stream (undici\'s words)', facts(200, 'other side closed', { source: 'cut' })],
+  ['unreachable', 'connection refused', facts(503, 'Cannot reach the model server \'gpu\': connection refused: the host is up but nothing listens on port 8080', { source: 'connect' })],
+  ['auth', 'llama.cpp 401 (backends.md §11, measured)', facts(401, '{"error":{"message":"Invalid API Key","type":"authentication_error","code":401}}')],
+  ['auth', 'vLLM 401 (backends.md §7.4)', facts(401, '{"error":"Unauthorized"}')],
+  ['auth', '403 from a proxy', facts(403, '<html><body><h1>403 Forbidden</h1></body></html>')],
+  ['no_messages_api', '404 File Not Found on /v1/messages (captured)', fixture('err-404.http')],
+  ['model_not_found', 'vLLM unknown served model (simulator wording)', facts(404, '{"type":"error","error":{"type":"NotFoundError","message":"The model `claude-x` does not exist."}}')],
+];
+
+describe('error catalogue: each entry explains its real body', () => {
+  it.each(CASES)('%s: %s', (kind, _what, f) => {
+    const e = explainBackendError(f);
+    expect(e.kind).toBe(kind);
+    expect(e.what.length).toBeGreaterThan(20);
+    expect(e.causes.length).toBeGreaterThan(0);
+    expect(e.try.length).toBeGreaterThan(0);
+  });
+
+  it('every entry has at least one real body above', () => {
+    expect(new Set(CASES.map(([kind]) => kind))).toEqual(new Set(CATALOGUE_KINDS));
+  });
+
+  it('the peg-native explanation names the usual causes', () => {
+    const e = explainBackendError(facts(200, PEG_STREAM, { source: 'stream' }));
+    const text = [e.what, ...e.causes, ...e.try].join(' ');
+    for (const word of ['tool calling', '--chat-template', '--reasoning', 'quantisation']) expect(text).toContain(word);
+  });
+
+  it('the shim keeps the in-stream error\'s words, so the catalogue can read them', () => {
+    expect(translateStreamErrorData(PEG_STREAM, 'llama.cpp').body.error.message).toContain('peg-native format');
+  });
+
+  it('an unknown error still gets a generic explanation by status', () => {
+    expect(explainBackendError(facts(500, '{"error":{"message":"something new"}}')).kind).toBe('server_error');
+    expect(explainBackendError(facts(422, '{"detail":"odd"}')).kind).toBe('request_refused');
+  });
+});
