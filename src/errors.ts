@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'backend_error'
   | 'worktree_failed'
   | 'state_unwritable'
+  | 'nested_job'
   | 'internal';
 
 export interface ErrorDetails {

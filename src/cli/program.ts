@@ -10,7 +10,7 @@ import { formatModelList } from '../registry/format-model-list.js';
 import { PERSON_NEXT_STEPS } from '../registry/model-list.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerDashboard } from './commands/dashboard.js';
-import { serve, type ServeOptions } from './commands/serve.js';
+import { HTTP_TOKEN_ENV, serve, TRANSPORTS, type ServeOptions } from './commands/serve.js';
 import { registerDiff } from './commands/diff.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
@@ -59,8 +59,10 @@ export function buildProgram(ctx: CliContext): Command {
     .description('MCP server that runs headless Claude Code sessions on your own llama.cpp / vLLM servers')
     .version(ctx.version)
     .option('--config <path>', 'models.yaml to use (default: $LOCALAGENTS_CONFIG, ./models.yaml, ~/.config/localagents/models.yaml)')
-    .addOption(new Option('--transport <kind>', 'MCP transport').choices(['stdio', 'http']).default('stdio'))
-    .option('--port <n>', 'port for --transport http (127.0.0.1 only)', '8765')
+    .addOption(new Option('--transport <kind>', 'MCP transport (http is streamable HTTP; sse is refused)').choices([...TRANSPORTS]).default('stdio'))
+    .option('--port <n>', 'port for --transport http', '8765')
+    .option('--host <address>', `address --transport http binds; anything but loopback warns (a bearer token is always required: ${HTTP_TOKEN_ENV} or a new one per start)`, '127.0.0.1')
+    .option('--allowed-host <name...>', 'extra Host names --transport http answers to (default: only the bound address, plus 127.0.0.1 and localhost on loopback)')
     .option('--dashboard', 'also serve the live dashboard; its URL goes to stderr and <state dir>/dashboard-url')
     .option('--dashboard-port <n>', 'port for --dashboard (default: any free port)')
     .addHelpText('after', `

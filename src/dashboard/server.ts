@@ -16,7 +16,8 @@ import { createLiveFeed } from './live-feed.js';
 import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
-import { newToken, tokenMatches } from './token.js';
+import { createFrontDoor } from '../net/front-door.js';
+import { newToken } from '../net/token.js';
 
 export interface DashboardOptions {
   /** 0 or absent: any free port. */
@@ -43,21 +44,21 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
   const feed = createLiveFeed({ rows, endpoints: () => listing.get(), log: opts.log });
   let port = 0;
 
-  // DNS rebinding: a page on another site that resolves its name to 127.0.0.1 still sends its own Host.
-  const hostAllowed = (host: string | undefined): boolean => host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+  const door = createFrontDoor({ bindHost: '127.0.0.1' }, () => port, token, () => 'Open the exact URL that `localagents dashboard` printed.');
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (!hostAllowed(req.headers.host)) return sendText(res, 403, 'forbidden: unexpected Host header\n');
+    const refused = door.checkAddress(req);
+    if (refused) return sendText(res, refused.status, `${refused.message}\n`);
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed\n');
     if (url.pathname.startsWith('/static/')) {
       const asset = await assets.get(url.pathname.slice('/static/'.length));
       return asset ? sendBody(res, asset.type, asset.body, req.method === 'HEAD') : sendText(res, 404, 'not found\n');
     }
     if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
-    if (!tokenMatches(url.searchParams.get('token'), token)) {
-      return sendText(res, 403, 'forbidden: wrong or missing token. Open the exact URL that `localagents dashboard` printed.\n');
-    }
+    // 403, not 401: the token is part of the page's URL, not an HTTP authentication scheme.
+    const noToken = door.checkToken(url.searchParams.get('token'));
+    if (noToken) return sendText(res, 403, `${noToken.message}\n`);
     if (url.pathname === '/') {
       const page = await assets.get('index.html');
       return page ? sendBody(res, page.type, page.body, req.method === 'HEAD') : sendText(res, 500, 'page missing\n');

@@ -14,6 +14,8 @@ export interface SessionRequest {
   readonly allowedTools: readonly string[];
   readonly disallowedTools: readonly string[];
   readonly settingSources: NonNullable<Options['settingSources']>;
+  /** Flag-layer settings file: ranks above every settings file the sources load (the job runner always passes one). */
+  readonly settingsFile?: string | undefined;
   readonly systemPromptAppend: string;
   readonly maxTurns: number;
   readonly resume: string | undefined;
@@ -86,6 +88,7 @@ export async function runClaudeSession(request: SessionRequest): Promise<void> {
     allowedTools: [...request.allowedTools],
     disallowedTools: [...request.disallowedTools],
     settingSources: request.settingSources,
+    ...(request.settingsFile ? { settings: request.settingsFile } : {}),
     systemPrompt: { type: 'preset', preset: 'claude_code', append: request.systemPromptAppend },
     maxTurns: request.maxTurns,
     abortController: request.abortController,

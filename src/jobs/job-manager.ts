@@ -272,7 +272,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       markStarted = resolve;
     });
     const done = started
-      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, claudeExecutable: deps.claudeExecutable, save, liveThresholds: deps.liveThresholds }))
+      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, stateDir: deps.stateDir, claudeExecutable: deps.claudeExecutable, save, liveThresholds: deps.liveThresholds }))
       .catch(async (err: unknown) => {
         job.record = { ...job.record, status: 'failed', error: `localagents failed to run the job: ${errorMessage(err)}`, finished_at: new Date().toISOString() };
         await save(job.record);

@@ -23,6 +23,9 @@ import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
 import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS, type LiveThresholds } from './live-requests.js';
 import { newProgress, observe } from './session-observer.js';
+import { deniedFrontDoors, httpFrontDoorPorts } from '../mcp/http-registry.js';
+import { JOB_ENV_MARKER } from './nested-job.js';
+import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile } from './pinned-settings.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
@@ -34,6 +37,8 @@ export interface RunDeps {
   readonly log: Logger;
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   readonly claudeExecutable?: string | undefined;
+  /** Where localagents' HTTP front doors leave their token files (sessions are denied those servers). */
+  readonly stateDir: string;
   /** Persists the record; failures are reported in the record's warnings, never fatal. */
   readonly save: (record: JobRecord) => Promise<void>;
   /** When an open request counts as silent or runaway (tests shorten them). */
@@ -196,18 +201,24 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   timer.unref();
 
   line(`${new Date().toISOString()} job ${job.record.id}: ${job.servedModel} on ${job.endpoint.name} in ${job.workDir}`);
-  const sessionEnv = buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, menuEnv: job.settings.menuEnv, parentEnv: deps.parentEnv });
-  const envWarning = compactionWarning(sessionEnv, { ...job.endpoint.env, ...job.settings.menuEnv });
-  if (envWarning !== undefined) {
-    update({ warnings: [...job.record.warnings, envWarning] });
-    line(`warning: ${envWarning}`);
+  const sessionEnv = {
+    ...buildSessionEnv({ baseUrl: route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, menuEnv: job.settings.menuEnv, parentEnv: deps.parentEnv }),
+    [JOB_ENV_MARKER]: job.record.id, // a localagents started inside the session refuses to run
+  };
+  const overrides = await findOverrides(settingsFiles(job.workDir, job.settings.settingSources, sessionEnv), pinnedEnv(sessionEnv));
+  for (const warning of [compactionWarning(sessionEnv, { ...job.endpoint.env, ...job.settings.menuEnv }), ...overrides.map(overrideWarning)]) {
+    if (warning === undefined) continue;
+    update({ warnings: [...job.record.warnings, warning] });
+    line(`warning: ${warning}`);
   }
   const claude = deps.claudeExecutable ? { path: deps.claudeExecutable, source: 'given' as const } : findClaudeCode({ configured: job.settings.claudeCodePath, env: deps.parentEnv });
   if (claude !== undefined) update({ claude_code: { path: claude.path, source: claude.source } });
+  let settingsFile: Awaited<ReturnType<typeof writeSettingsFile>> | undefined;
   let sessionError: unknown = claude === undefined ? new Error(NO_CLAUDE_CODE) : undefined;
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
   try {
+    settingsFile = await writeSettingsFile(pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))));
     if (claude !== undefined) await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,
@@ -216,6 +227,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       allowedTools: job.settings.allowedTools,
       disallowedTools: job.settings.disallowedTools,
       settingSources: [...job.settings.settingSources],
+      settingsFile: settingsFile.path,
       systemPromptAppend: job.settings.systemPromptAppend,
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
@@ -244,6 +256,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     sessionError = err;
   } finally {
     clearTimeout(timer);
+    await settingsFile?.remove().catch(() => undefined);
   }
 
   let status: JobStatus;

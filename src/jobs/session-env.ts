@@ -38,11 +38,15 @@ export interface SessionEnvInput {
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
 }
 
+/** True for what the session inherits from our own environment (not something localagents decides). */
+export function isInheritedKey(key: string): boolean {
+  return INHERITED.has(key) || INHERITED_PREFIXES.some((p) => key.startsWith(p));
+}
+
 export function buildSessionEnv(input: SessionEnvInput): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(input.parentEnv)) {
-    if (value === undefined) continue;
-    if (INHERITED.has(key) || INHERITED_PREFIXES.some((p) => key.startsWith(p))) env[key] = value;
+    if (value !== undefined && isInheritedKey(key)) env[key] = value;
   }
   Object.assign(env, {
     ANTHROPIC_BASE_URL: input.baseUrl,

@@ -1,14 +1,16 @@
 /**
  * Attaching the MCP server to a transport: stdio (what `claude mcp add`
- * launches) or streamable HTTP on 127.0.0.1 only.
+ * launches) or streamable HTTP behind the shared front door (Host, Origin,
+ * bearer token), bound to 127.0.0.1 unless the user says otherwise.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { bearerToken, createFrontDoor, type FrontDoor, type Refusal } from '../net/front-door.js';
 
 /** Resolves when the client closes stdin (the caller's Claude Code exited). */
 export async function serveStdio(server: McpServer): Promise<void> {
@@ -21,24 +23,62 @@ export async function serveStdio(server: McpServer): Promise<void> {
   await closed;
 }
 
+/** A JSON-RPC message is small; the largest tool argument localagents takes is a task text. */
+export const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_MCP_BODY_BYTES) throw new BodyTooLarge(`request body over ${MAX_MCP_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
   if (chunks.length === 0) return undefined;
   return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
 }
 
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: refusal.message }, id: null });
+  res.writeHead(refusal.status, { 'content-type': 'application/json', ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
+  res.end(body);
+}
+
+export interface HttpOptions {
+  readonly port: number;
+  /** Address to bind; 127.0.0.1 unless the user chose another. */
+  readonly host: string;
+  /** Every request must carry `Authorization: Bearer <token>`. */
+  readonly token: string;
+  /** Where a refused caller finds the token (ends the 401 message), given the port listened on. */
+  readonly tokenHint: (port: number) => string;
+  /** Host names accepted on top of the bound address. */
+  readonly allowedHosts?: readonly string[];
+}
+
 export interface HttpHandle {
   readonly url: string;
+  readonly door: FrontDoor;
   close(): Promise<void>;
 }
 
 /** One McpServer per MCP session; `makeServer` builds it over the shared app. */
-export async function serveHttp(makeServer: () => McpServer, port: number): Promise<HttpHandle> {
+export async function serveHttp(makeServer: () => McpServer, options: HttpOptions): Promise<HttpHandle> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let port = 0;
+  const door = createFrontDoor({ bindHost: options.host, extraHostNames: options.allowedHosts }, () => port, options.token, () => options.tokenHint(port));
   const http = createServer((req, res) => {
     void (async () => {
       try {
+        // Before anything else, the body included: a refused caller costs nothing.
+        const refused = door.checkAddress(req) ?? door.checkToken(bearerToken(req));
+        if (refused) {
+          refuse(res, refused);
+          req.resume();
+          return;
+        }
         if (!req.url?.startsWith('/mcp')) {
           res.writeHead(404).end();
           return;
@@ -66,18 +106,21 @@ export async function serveHttp(makeServer: () => McpServer, port: number): Prom
         }
         await transport.handleRequest(req, res, body);
       } catch (err) {
-        if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' });
+        if (!res.headersSent) res.writeHead(err instanceof BodyTooLarge ? 413 : 400, { 'content-type': 'application/json', ...(err instanceof BodyTooLarge ? { connection: 'close' } : {}) });
         res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: err instanceof Error ? err.message : String(err) }, id: null }));
       }
     })();
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(port, '127.0.0.1', () => resolve());
+    http.listen(options.port, options.host, () => resolve());
   });
-  const address = http.address() as AddressInfo;
+  port = (http.address() as AddressInfo).port;
+  // A wildcard bind is reached from here through loopback.
+  const urlHost = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
-    url: `http://127.0.0.1:${address.port}/mcp`,
+    url: `http://${urlHost}:${port}/mcp`,
+    door,
     async close() {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       http.closeAllConnections();

@@ -1,6 +1,6 @@
 /** The dashboard token: unguessable, and only the exact string opens the page. */
 import { describe, expect, it } from 'vitest';
-import { newToken, tokenMatches } from '../../src/dashboard/token.js';
+import { newToken, tokenMatches } from '../../src/net/token.js';
 
 describe('dashboard token', () => {
   it('carries at least 128 random bits and differs on every start', () => {

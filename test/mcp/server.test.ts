@@ -105,11 +105,12 @@ describe('MCP server', () => {
 
   it('serves streamable HTTP on 127.0.0.1 only', async () => {
     const { app } = makeApp();
-    const handle = await serveHttp(() => createMcpServer(app, 'test'), 0);
+    const token = 'test-token-0123456789abcdef0123456789';
+    const handle = await serveHttp(() => createMcpServer(app, 'test'), { port: 0, host: '127.0.0.1', token, tokenHint: () => '' });
     cleanups.push(() => handle.close());
     expect(handle.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const client = new Client({ name: 'http-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(handle.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     cleanups.push(() => client.close());
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(11);

@@ -59,7 +59,7 @@ describe('listeners are loopback-only', () => {
     expect(dashboard.address.address).toBe('127.0.0.1');
     ports.dashboard = dashboard.address.port;
     closers.push(() => dashboard.close());
-    const http = await serveHttp(() => createMcpServer(app, '0.0.0-test'), 0);
+    const http = await serveHttp(() => createMcpServer(app, '0.0.0-test'), { port: 0, host: '127.0.0.1', token: 'loopback-test-token-0123456789abcdef', tokenHint: () => '' });
     expect(new URL(http.url).hostname).toBe('127.0.0.1');
     ports['MCP HTTP transport'] = Number(new URL(http.url).port);
     closers.push(() => http.close());

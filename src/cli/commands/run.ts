@@ -21,6 +21,7 @@ import { plainDisplay, quietDisplay, ttyDisplay, type RunDisplay } from '../foll
 import { print, printJson, printNote, processTerminal, type Terminal } from '../output.js';
 import { markRunHost } from '../run-host.js';
 import { withApp } from '../with-app.js';
+import { refuseInsideJob } from '../../jobs/nested-job.js';
 
 interface RunOptions {
   model?: string;
@@ -121,6 +122,7 @@ async function follow(app: App, started: JobRecord, mode: Mode, term: Terminal, 
 }
 
 async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: string, opts: RunOptions): Promise<void> {
+  refuseInsideJob(ctx.env, '`localagents run`');
   const term = processTerminal();
   const task = taskArg === '-' ? await text(process.stdin) : taskArg;
   if (task.trim() === '') {

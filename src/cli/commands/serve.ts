@@ -1,22 +1,35 @@
 /**
  * `localagents` / `localagents mcp`: the MCP server, on stdio (what `claude mcp
- * add` launches) or streamable HTTP on 127.0.0.1, optionally with the
+ * add` launches) or streamable HTTP behind the front door, optionally with the
  * dashboard. A signal or the client going away closes the app, so running jobs
  * are recorded `interrupted` (resumable) instead of being left `running`.
  */
-import { writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { App } from '../../app.js';
 import { startDashboard } from '../../dashboard/server.js';
+import { BadArgumentError } from '../../errors.js';
+import { refuseInsideJob } from '../../jobs/nested-job.js';
 import { createMcpServer } from '../../mcp/server.js';
+import { tokenFileName } from '../../mcp/http-registry.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';
+import { isLoopbackAddress } from '../../net/front-door.js';
+import { newToken } from '../../net/token.js';
 import type { CliContext } from '../context.js';
 import { withApp } from '../with-app.js';
+
+export const TRANSPORTS = ['stdio', 'http', 'streamable-http', 'sse'] as const;
+
+/** The user's own bearer token for --transport http; an environment variable because argv is readable by every local user. */
+export const HTTP_TOKEN_ENV = 'LOCALAGENTS_HTTP_TOKEN';
+const MIN_TOKEN_CHARS = 32;
 
 export interface ServeOptions {
   readonly config?: string;
   readonly transport: string;
   readonly port: string;
+  readonly host: string;
+  readonly allowedHost?: string[];
   readonly dashboard?: boolean;
   readonly dashboardPort?: string;
 }
@@ -28,27 +41,78 @@ function untilSignal(): Promise<void> {
   });
 }
 
+/** A secret for the owner only: the state directory is 0700, the file 0600. */
+async function writeSecretFile(app: App, name: string, text: string): Promise<string> {
+  await mkdir(app.stateDir, { recursive: true, mode: 0o700 });
+  const path = join(app.stateDir, name);
+  await writeFile(path, `${text}\n`, { mode: 0o600 });
+  return path;
+}
+
 /**
  * Under stdio, stdout is the protocol and Claude Code hides stderr: the
  * dashboard URL (with its token) also goes to a file only the owner can read.
  */
 async function announceDashboard(app: App, ctx: CliContext, url: string): Promise<void> {
   ctx.log.warn('dashboard: %s', url);
-  await mkdir(app.stateDir, { recursive: true, mode: 0o700 });
-  await writeFile(join(app.stateDir, 'dashboard-url'), `${url}\n`, { mode: 0o600 });
+  await writeSecretFile(app, 'dashboard-url', url);
+}
+
+function refuseSse(): never {
+  // The HTTP+SSE transport was replaced by streamable HTTP in MCP 2025-03-26 and puts its session id in the URL.
+  throw new BadArgumentError('--transport', '--transport sse (the legacy HTTP+SSE MCP transport) is not served', {
+    hint: 'Use --transport streamable-http (or http), and `claude mcp add --transport http NAME http://127.0.0.1:PORT/mcp --header "Authorization: Bearer TOKEN"`.',
+  });
+}
+
+/** The user's token from the environment, or a new one per start; refuses a short one. */
+function httpToken(ctx: CliContext): { token: string; given: boolean } {
+  const given = ctx.env[HTTP_TOKEN_ENV];
+  if (given === undefined || given === '') return { token: newToken(), given: false };
+  if (given.length < MIN_TOKEN_CHARS) {
+    throw new BadArgumentError(HTTP_TOKEN_ENV, `${HTTP_TOKEN_ENV} has ${given.length} characters; a bearer token needs at least ${MIN_TOKEN_CHARS}`, {
+      hint: `Leave it unset and localagents makes one per start, or use e.g. $(openssl rand -base64 32).`,
+    });
+  }
+  return { token: given, given: true };
+}
+
+async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Promise<void> {
+  const { token, given } = httpToken(ctx);
+  const tokenHint = (port: number): string =>
+    given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${join(app.stateDir, tokenFileName(port))}.`;
+  const handle = await serveHttp(() => createMcpServer(app, ctx.version), { port: Number(opts.port), host: opts.host, token, tokenHint, allowedHosts: opts.allowedHost });
+  const port = Number(new URL(handle.url).port);
+  try {
+    if (!isLoopbackAddress(opts.host)) {
+      ctx.log.warn('MCP HTTP listens on %s, reachable from other machines: every request needs the bearer token, and the token travels unencrypted (put TLS in front).', opts.host);
+    }
+    if (given) {
+      ctx.log.warn('MCP streamable HTTP on %s (answers %s; bearer token from %s)', handle.url, handle.door.describe(), HTTP_TOKEN_ENV);
+    } else {
+      // Written before it is printed: whoever reads the line can find the file at once.
+      const written = await writeSecretFile(app, tokenFileName(port), token);
+      ctx.log.warn('MCP streamable HTTP on %s (answers %s)', handle.url, handle.door.describe());
+      ctx.log.warn('bearer token (new each start, also in %s): %s', written, token);
+      ctx.log.warn('add it: claude mcp add --transport http localagents %s --header "Authorization: Bearer $(cat %s)"', handle.url, written);
+    }
+    await untilSignal();
+  } finally {
+    await handle.close();
+    // A dead server's token opens nothing; its file would only keep its port on the sessions' deny list.
+    if (!given) await rm(join(app.stateDir, tokenFileName(port)), { force: true });
+  }
 }
 
 export async function serve(ctx: CliContext, opts: ServeOptions): Promise<void> {
+  refuseInsideJob(ctx.env, 'the localagents MCP server');
+  if (opts.transport === 'sse') refuseSse();
   await withApp(ctx, opts.config, async (app) => {
     const dashboard = opts.dashboard ? await startDashboard(app, { port: Number(opts.dashboardPort ?? 0), log: ctx.log }) : undefined;
     try {
       if (dashboard) await announceDashboard(app, ctx, dashboard.url);
-      if (opts.transport === 'http') {
-        const handle = await serveHttp(() => createMcpServer(app, ctx.version), Number(opts.port));
-        ctx.log.warn('MCP streamable HTTP on %s', handle.url);
-        await untilSignal();
-        await handle.close();
-      } else {
+      if (opts.transport === 'http' || opts.transport === 'streamable-http') await serveOverHttp(app, ctx, opts);
+      else {
         await Promise.race([serveStdio(createMcpServer(app, ctx.version)), untilSignal()]);
         // An open stdin would keep the process alive after a signal: the first Ctrl-C or SIGTERM must end it.
         process.stdin.destroy();

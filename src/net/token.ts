@@ -1,5 +1,5 @@
 /**
- * The dashboard's access token: 256 random bits carried in the URL it prints,
+ * Access tokens of the local front doors (dashboard URL, MCP HTTP bearer): 256 random bits,
  * compared in constant time so no response time says how close a guess was.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
