@@ -15,8 +15,10 @@
  * - **random** (long random output): every weight drawn from a seeded normal distribution (norm weights 1), so it
  *   rarely picks an end-of-generation token and writes until the server's `--n-predict` or the request's `max_tokens`.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { cacheRoot, sourceCommit } from './build-llama-server.js';
 import { GgufType, f32, readGgufMetadata, str, u32, writeGguf, type GgufMetadata, type GgufTensor } from './gguf.js';
 
 export const VOCAB_FILE = join('models', 'ggml-vocab-qwen35.gguf');
@@ -110,4 +112,29 @@ export function writeTinyModel(source: string, dir: string, kind: Kind): string 
   const path = join(dir, `tiny-${kind}.gguf`);
   writeGguf(path, metadata(vocab, template, kind, eosId), tensors(kind, tokens.items.length, eosId));
   return path;
+}
+
+export interface TinyModels {
+  readonly eos: string;
+  readonly random: string;
+}
+
+/**
+ * Both models, written once into the cache next to the build and reused while the source commit and this
+ * generator are unchanged (the directory is named by a hash of both).
+ */
+export function ensureTinyModels(source: string): TinyModels {
+  const hash = createHash('sha256');
+  hash.update(sourceCommit(source));
+  for (const file of ['tiny-models.ts', 'gguf.ts']) hash.update(readFileSync(join(import.meta.dirname, file)));
+  const dir = join(cacheRoot(), 'models', hash.digest('hex').slice(0, 16));
+  const models = { eos: join(dir, 'tiny-eos.gguf'), random: join(dir, 'tiny-random.gguf') };
+  if (existsSync(models.eos) && existsSync(models.random)) return models;
+  const partial = `${dir}.partial-${process.pid}`;
+  mkdirSync(partial, { recursive: true });
+  writeTinyModel(source, partial, 'eos');
+  writeTinyModel(source, partial, 'random');
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(partial, dir);
+  return models;
 }
