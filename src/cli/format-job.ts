@@ -39,7 +39,10 @@ function tokensLine(record: JobRecord): string {
 export function worktreeLines(record: JobRecord): string[] {
   const wt = record.worktree;
   if (wt === undefined) return [];
-  if (!wt.kept) return [`worktree: nothing changed, so ${wt.path} and branch ${wt.branch} were removed`];
+  if (!wt.kept) {
+    const caches = wt.ignored_files !== undefined && wt.ignored_files.length > 0 ? ` (only build caches were left: ${wt.ignored_files.join(', ')})` : '';
+    return [`worktree: nothing changed${caches}, so ${wt.path} and branch ${wt.branch} were removed`];
+  }
   const lines = [`worktree kept: ${wt.path} (branch ${wt.branch}, base ${wt.base_commit.slice(0, 12)}${wt.commits > 0 ? `, ${wt.commits} commits` : ''})`];
   if (wt.diffstat) lines.push(...wt.diffstat.split('\n').map((l) => `  ${l.trim()}`));
   lines.push(`  review: localagents diff ${record.id}`);

@@ -1,19 +1,24 @@
 /**
- * A cross-process lock on a file path using only node:fs: the lock is a file
- * created with O_EXCL ('wx'), so exactly one creator wins. Others retry with a
- * short random back-off. A lock older than `staleMs` belongs to a process that
- * died mid-write and is broken. Owns locking only; what runs under it is the caller's.
+ * A cross-process lock on a file path using only node:fs. The lock file names its
+ * owner (PID + process start time, src/coord/process-identity.ts) and appears
+ * whole: it is written under a temp name and hard-linked into place, and link
+ * fails when the lock exists, so exactly one creator wins and nobody ever reads
+ * an empty lock. A lock whose owner is dead (or whose PID was reused) is broken
+ * at once; one with no readable owner only once its mtime is more than `staleMs`
+ * away from now, in either direction (a clock that jumped leaves future mtimes).
+ * Owns locking only; what runs under it is the caller's.
  */
-import { randomUUID } from 'node:crypto';
-import { link, open, rename, stat, unlink } from 'node:fs/promises';
+import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { formatIdentity, isAlive, parseIdentity, sameProcess, selfIdentity } from '../coord/process-identity.js';
 import { LocalAgentsError } from '../errors.js';
 import { isErrno } from './locate.js';
 
 export interface FileLockOptions {
-  /** Give up after this long (default 30 s). Must exceed `staleMs`, or a stale lock is never broken. */
+  /** Give up after this long (default 30 s). */
   readonly timeoutMs?: number;
-  /** A lock file older than this is left over from a crash (default 15 s; a holder needs milliseconds). */
+  /** A lock with no readable owner and an mtime this far from now is left over from a crash (default 15 s). */
   readonly staleMs?: number;
 }
 
@@ -21,6 +26,8 @@ export interface FileLockOptions {
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const ino = await acquire(lockPath, options.timeoutMs ?? 30_000, options.staleMs ?? 15_000);
   try {
+    // Under the lock, a temp or broken-lock file of a dead process is litter from a SIGKILL.
+    await removeDeadOwnersFiles(lockPath, ['tmp', 'stale']);
     return await fn();
   } finally {
     await release(lockPath, ino);
@@ -32,72 +39,93 @@ async function acquire(lockPath: string, timeoutMs: number, staleMs: number): Pr
   for (let attempt = 0; ; attempt++) {
     const ino = await tryCreate(lockPath);
     if (ino !== undefined) return ino;
-    await breakIfStale(lockPath, staleMs);
+    const broken = await breakIfAbandoned(lockPath, staleMs);
+    if (broken) continue;
     if (Date.now() > deadline) {
       const waited = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
-      throw lockError(lockPath, `still locked after ${waited}; another localagents process is writing it`);
+      throw lockError(lockPath, `still locked after ${waited} by ${await holderOf(lockPath)}`);
     }
     // Random back-off so many waiters do not retry in lock-step; grows a little, capped at 50 ms.
     await sleep(2 + Math.random() * Math.min(50, 5 + attempt * 2));
   }
 }
 
-/** Creates the lock file; undefined when it already exists. */
+/** Creates the lock file, owner inside; undefined when it already exists. */
 async function tryCreate(lockPath: string): Promise<number | undefined> {
-  let handle;
+  const temp = ownedFileName(lockPath, 'tmp');
   try {
-    handle = await open(lockPath, 'wx', 0o600);
+    await writeFile(temp, `${formatIdentity(selfIdentity)} ${new Date().toISOString()}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw lockError(lockPath, `cannot write lock file: ${String(err)}`, err);
+  }
+  try {
+    await link(temp, lockPath);
+    return (await stat(lockPath)).ino;
   } catch (err) {
     if (isErrno(err, 'EEXIST')) return undefined;
     throw lockError(lockPath, `cannot create lock file: ${String(err)}`, err);
-  }
-  try {
-    await handle.writeFile(`${process.pid} ${new Date().toISOString()}\n`);
-    return (await handle.stat()).ino;
-  } catch (err) {
-    await unlink(lockPath).catch(() => undefined); // do not leave a lock nobody holds
-    throw lockError(lockPath, `cannot write lock file: ${String(err)}`, err);
   } finally {
-    await handle.close();
+    await unlink(temp).catch(() => undefined); // the lock, if we got it, is the other name of this file
   }
+}
+
+/** Why the lock may be taken over now, or undefined when its holder may still be working. */
+async function abandonment(lockPath: string, staleMs: number): Promise<{ readonly ino: number } | undefined> {
+  let text: string;
+  let seen;
+  try {
+    seen = await stat(lockPath);
+    text = await readFile(lockPath, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return undefined; // released meanwhile; the next try takes it
+    throw err;
+  }
+  const owner = parseIdentity(text);
+  if (owner !== undefined) {
+    if (sameProcess(owner, selfIdentity)) return undefined; // another call in this process holds it
+    return isAlive(owner) ? undefined : { ino: seen.ino };
+  }
+  // No owner to ask (a lock written by an older version, or by hand): go by its age, either way from now.
+  return Math.abs(Date.now() - seen.mtimeMs) > staleMs ? { ino: seen.ino } : undefined;
 }
 
 /**
- * Removes a lock whose mtime is older than `staleMs`. It is first renamed to a
- * unique name, so two breakers cannot both delete; if what got renamed turns out
- * not to be the stale file (another process re-created the lock in between), it is put back.
+ * Removes an abandoned lock. It is first renamed to a name of ours, so two breakers cannot both
+ * delete; if what got renamed is not the file judged abandoned (its owner released it and another
+ * process locked again in between), it is put back. Returns whether a lock was broken.
  */
-async function breakIfStale(lockPath: string, staleMs: number): Promise<void> {
-  const seen = await statOrUndefined(lockPath);
-  if (seen === undefined || Date.now() - seen.mtimeMs <= staleMs) return;
-  const grave = `${lockPath}.${process.pid}.${randomUUID()}.stale`;
+async function breakIfAbandoned(lockPath: string, staleMs: number): Promise<boolean> {
+  const abandoned = await abandonment(lockPath, staleMs);
+  if (abandoned === undefined) return false;
+  const grave = ownedFileName(lockPath, 'stale');
   try {
     await rename(lockPath, grave);
   } catch (err) {
-    if (isErrno(err, 'ENOENT')) return; // someone else broke it first
-    throw lockError(lockPath, `cannot remove stale lock: ${String(err)}`, err);
+    if (isErrno(err, 'ENOENT')) return true; // someone else broke it first
+    throw lockError(lockPath, `cannot remove abandoned lock: ${String(err)}`, err);
   }
-  const moved = await statOrUndefined(grave);
-  if (moved !== undefined && moved.ino !== seen.ino) {
+  const moved = await stat(grave).catch(() => undefined);
+  if (moved !== undefined && moved.ino !== abandoned.ino) {
     // Best effort: EEXIST here means a third process already holds a new lock, which is fine.
     await link(grave, lockPath).catch(() => undefined);
   }
-  await unlink(grave).catch(() => undefined); // best effort: a leftover *.stale file harms nothing
+  await unlink(grave).catch(() => undefined); // if this fails, the next holder sweeps it (its owner, us, is checked)
+  return true;
+}
+
+/** Who holds the lock, for the timeout message. */
+async function holderOf(lockPath: string): Promise<string> {
+  const text = await readFile(lockPath, 'utf8').catch(() => '');
+  const owner = parseIdentity(text);
+  if (owner === undefined) return 'a process that did not sign the lock file';
+  return sameProcess(owner, selfIdentity) ? 'this process' : `process ${owner.pid}, which is still running`;
 }
 
 async function release(lockPath: string, ino: number): Promise<void> {
-  // Only remove our own lock: if we were so slow that it was broken as stale, the file is now someone else's.
-  const current = await statOrUndefined(lockPath);
+  // Only remove our own lock: if it was broken and someone else locked since, the file is now theirs.
+  const current = await stat(lockPath).catch(() => undefined);
   if (current?.ino === ino) await unlink(lockPath).catch(() => undefined); // already gone is fine
-}
-
-async function statOrUndefined(path: string): Promise<{ ino: number; mtimeMs: number } | undefined> {
-  try {
-    return await stat(path);
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return undefined;
-    throw err;
-  }
 }
 
 function lockError(lockPath: string, message: string, cause?: unknown): LocalAgentsError {

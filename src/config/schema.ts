@@ -77,6 +77,9 @@ export const DEFAULT_SYSTEM_PROMPT_APPEND = [
   'Do not ask questions; nobody will answer. If the brief is ambiguous, make the smallest reasonable choice and say so.',
 ].join(' ');
 
+/** Build and tool caches that any build re-creates: deleting them loses no work. */
+export const DEFAULT_WORKTREE_CACHES = ['node_modules', '__pycache__', '.pytest_cache', '.mypy_cache', '.ruff_cache', '.tox', '.venv', '.gradle', 'target'] as const;
+
 export const defaultsSchema = z.strictObject({
   model: z.string().min(1).optional(),
   permission_mode: z.enum(PERMISSION_MODES).default('acceptEdits'),
@@ -92,6 +95,11 @@ export const defaultsSchema = z.strictObject({
   queue_grace_s: z.number().min(0).max(86_400).default(120),
   system_prompt_append: z.string().default(DEFAULT_SYSTEM_PROMPT_APPEND),
   dump_requests: z.boolean().default(false),
+  /**
+   * Files git ignores that a worktree job may leave behind and that are safe to delete with an
+   * otherwise unchanged worktree: a path counts when one of its folders (or itself) has one of these names.
+   */
+  worktree_caches: z.array(z.string().regex(/^[^/\\]+$/, 'must be a file or folder name, not a path')).default([...DEFAULT_WORKTREE_CACHES]),
 });
 
 export const configFileSchema = z.strictObject({

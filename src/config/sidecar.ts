@@ -6,12 +6,12 @@
  * crash leaves either the old file or the new one. Comments and other entries
  * are kept (yaml Document API).
  */
-import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, lstat, mkdir, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isMap, type Document } from 'yaml';
 import type { z } from 'zod';
-import { BadArgumentError } from '../errors.js';
+import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { BadArgumentError, LocalAgentsError } from '../errors.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 import { configErrorFromIssues } from './format-issues.js';
 import { isErrno } from './locate.js';
@@ -56,9 +56,13 @@ export async function upsertSidecarEntry(
 ): Promise<EndpointConfig | ModelEntry> {
   const parsed = validateEntry(sidecarPath, section, name, entry);
   await mkdir(dirname(sidecarPath), { recursive: true, mode: 0o700 });
+  // A symlinked sidecar (kept in a dotfiles repository, say) is written through: the link stays a link.
+  const target = await writeTarget(sidecarPath);
   await withFileLock(
-    `${sidecarPath}.lock`,
+    `${target}.lock`,
     async () => {
+      // Only one writer at a time holds the lock: a temp file of a dead one is litter from a SIGKILL.
+      await removeDeadOwnersFiles(tempPrefix(target), ['tmp']);
       const doc = await readSidecarDocument(sidecarPath);
       const existing = doc.get(section, true);
       // An absent, empty (`endpoints:`) or `{}` section gets a fresh block mapping, so entries are not written inline.
@@ -68,7 +72,7 @@ export async function upsertSidecarEntry(
       // The result must load; this catches anything the per-entry check cannot see.
       const check = validateConfigText(sidecarPath, text);
       if (check.issues.length > 0) throw configErrorFromIssues(check.issues);
-      await writeFileAtomic(sidecarPath, text);
+      await writeFileAtomic(target, text);
     },
     options,
   );
@@ -112,9 +116,40 @@ async function readSidecarDocument(sidecarPath: string): Promise<Document> {
   return doc;
 }
 
+/**
+ * Where writing `path` must land: `path` itself, or, when it is a symlink, the file it points to
+ * (followed to the end, dangling or not), so the rename replaces the target and not the link.
+ */
+async function writeTarget(path: string): Promise<string> {
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let info;
+    try {
+      info = await lstat(current);
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) break; // a new file, or a dangling link's target to be created
+      throw err;
+    }
+    if (!info.isSymbolicLink()) break;
+    current = resolve(dirname(current), await readlink(current));
+  }
+  if (current === path) return path;
+  const dir = dirname(current);
+  const dirInfo = await stat(dir).catch(() => undefined);
+  if (dirInfo === undefined || !dirInfo.isDirectory()) {
+    throw new LocalAgentsError('state_unwritable', `${path} is a symlink to ${current}, whose folder ${dir} does not exist`, {
+      hint: `Create ${dir}, or replace the symlink ${path} with a regular file.`,
+    });
+  }
+  return current;
+}
+
+/** Temp files of `path` are hidden siblings: `.<name>.<owner>.<uuid>.tmp`. */
+const tempPrefix = (path: string): string => join(dirname(path), `.${basename(path)}`);
+
 /** Write to a temp file in the same directory, flush, then rename over the target: readers see old or new, never half. */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`);
+  const tmp = ownedFileName(tempPrefix(path), 'tmp');
   try {
     const handle = await open(tmp, 'wx', 0o600);
     try {

@@ -39,7 +39,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
   const token = newToken();
   const assets = createAssetStore();
   const listing = throttleListing(() => app.listModels());
-  const rows = async (): Promise<ReturnType<typeof jobRow>[]> => (await app.jobs.list(true)).map(jobRow);
+  const rows = async (): Promise<ReturnType<typeof jobRow>[]> => (await app.jobs.list(true)).records.map(jobRow);
   const feed = createLiveFeed({ rows, endpoints: () => listing.get(), log: opts.log });
   let port = 0;
 

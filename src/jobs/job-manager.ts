@@ -15,7 +15,7 @@ import type { Shim } from '../shim/routes.js';
 import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
-import type { JobPaths, JobStore } from './job-store.js';
+import type { JobListing, JobPaths, JobStore } from './job-store.js';
 import { place, type EndpointLoad } from './placement.js';
 import { newQueuedRecord, resumeTarget } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
@@ -71,14 +71,20 @@ export interface JobManager {
   wait(id: string, timeoutS: number): Promise<JobRecord>;
   cancel(id: string): Promise<JobRecord>;
   get(id: string): Promise<JobRecord>;
-  /** Oldest first; `newest` limits the answer to the most recent jobs (cheap with thousands on record). */
-  list(includeFinished: boolean, newest?: number): Promise<JobRecord[]>;
+  /**
+   * Oldest first; `newest` limits the answer to the most recent jobs (cheap with thousands on record),
+   * plus this process's running and queued jobs wherever their ids sort. Unreadable records are in `damaged`.
+   */
+  list(includeFinished: boolean, newest?: number): Promise<JobListing>;
   tail(id: string, lines: number): Promise<string>;
   endpointJobs(endpoint: string): EndpointJobs;
   /** Re-check the queue now (a job ended, an endpoint was registered); resolves when that pass is done. */
   pump(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How often records the disk refused are written again. */
+const SAVE_RETRY_MS = 2000;
 
 export function createJobManager(deps: JobManagerDeps): JobManager {
   const queue: QueuedJob[] = [];
@@ -92,18 +98,45 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   let recentProbe: Observation | undefined;
   const RECENT_PROBE_MS = 1000;
 
-  /** Records the disk would not take: still reported by this process (get, list) instead of forgotten. */
+  /**
+   * Records the disk would not take: still reported by this process (get, list), written again
+   * every few seconds until the disk takes them, and once more at close. Without that, a job that
+   * succeeded on a full disk would be read back as `interrupted` by the next server, its result lost.
+   */
   const unsaved = new Map<string, JobRecord>();
+  let retryTimer: NodeJS.Timeout | undefined;
   const save = async (record: JobRecord): Promise<void> => {
     try {
       await deps.store.save(record);
       unsaved.delete(record.id);
     } catch (err) {
       // A full or read-only disk must not stop the job; the record in memory stays true.
+      const known = unsaved.has(record.id);
       unsaved.set(record.id, record);
-      deps.log.error('%s', errorMessage(err));
+      if (!known) deps.log.error('%s; retrying every %d s', errorMessage(err), SAVE_RETRY_MS / 1000);
+      scheduleRetry();
     }
   };
+  /** Writes every unsaved record again; the newest state of each, since a running job may have moved on. */
+  const retryUnsaved = async (): Promise<void> => {
+    retryTimer = undefined;
+    for (const [id, record] of [...unsaved]) {
+      const latest = current(id) ?? record;
+      try {
+        await deps.store.save(latest);
+        if (unsaved.get(id) === record) unsaved.delete(id);
+        deps.log.info('job %s: its record is on disk again (%s)', id, latest.status);
+      } catch {
+        // Still refused: keep it, try again later.
+      }
+    }
+    scheduleRetry();
+  };
+  function scheduleRetry(): void {
+    if (retryTimer !== undefined || unsaved.size === 0 || closed) return;
+    retryTimer = setTimeout(() => void retryUnsaved(), SAVE_RETRY_MS);
+    retryTimer.unref();
+  }
 
   const ourJobsOn = (endpoint: string): number => [...active.values()].filter((a) => a.job.endpoint.name === endpoint).length;
 
@@ -347,11 +380,16 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     },
     get,
     async list(includeFinished, newest) {
-      const records = await deps.store.list(includeFinished ? newest : undefined);
+      const { records, damaged } = await deps.store.list(includeFinished ? newest : undefined);
       const onDisk = new Set(records.map((r) => r.id));
-      const memoryOnly = [...unsaved.values()].filter((r) => !onDisk.has(r.id));
-      const live = [...records, ...memoryOnly].map((r) => current(r.id) ?? r).sort((a, b) => a.id.localeCompare(b.id));
-      return includeFinished ? live : live.filter((r) => !FINISHED.has(r.status));
+      // Ids sort by the clock at creation: a job made while the clock was set back sorts among old ones,
+      // outside the newest N, so this process's own live jobs are always added.
+      const ours = [...active.values()].map((a) => a.job.record).concat(queue.map((q) => q.record));
+      const memoryOnly = [...unsaved.values(), ...ours].filter((r) => !onDisk.has(r.id));
+      const byId = new Map([...records, ...memoryOnly].map((r) => [r.id, current(r.id) ?? r]));
+      const live = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
+      const shown = includeFinished ? live : live.filter((r) => !FINISHED.has(r.status));
+      return { records: shown, damaged: damaged.filter((d) => !byId.has(d.id)) };
     },
     async tail(id, lines) {
       const paths = deps.store.paths(checkJobId(id));
@@ -381,6 +419,12 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
         a.job.abort.abort();
       }
       await Promise.allSettled([...active.values()].map((a) => a.done));
+      // Last chance for records the disk refused (it may have space again): the next server reads these.
+      clearTimeout(retryTimer);
+      await retryUnsaved();
+      for (const [id, record] of unsaved) {
+        deps.log.error('job %s: its %s record could not be written before shutdown; the next server will not know how it ended', id, record.status);
+      }
     },
   };
 }

@@ -28,6 +28,10 @@ const worktreeSchema = z.object({
   commits: z.number(),
   commands: z.record(z.string(), z.string()),
   warnings: z.array(z.string()),
+  /** Files the job created that git does not track (relative to the worktree; a folder ends in /). */
+  untracked_files: z.array(z.string()).optional(),
+  /** Files the job created that git ignores (build output, caches); a whole ignored folder is one entry ending in /. */
+  ignored_files: z.array(z.string()).optional(),
 });
 export type WorktreeInfo = z.infer<typeof worktreeSchema>;
 

@@ -61,7 +61,7 @@ async function closeStream(stream: WriteStream): Promise<void> {
 
 export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRecord> {
   if (job.paths.unwritable !== undefined) {
-    const warning = `${job.paths.unwritable}; the job runs, but its record, transcript and logs are not on disk, so only this server process can report it — free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME)`;
+    const warning = `${job.paths.unwritable}; the job runs, but its record, transcript and logs are not on disk, so only this server process can report it (the record is written again every 2 s and at shutdown) — free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME)`;
     job.record = { ...job.record, warnings: [...job.record.warnings, warning] };
     deps.log.error('job %s: %s', job.record.id, warning);
   }
@@ -214,7 +214,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   const warnings = [...job.record.warnings];
   if (job.worktree) {
     try {
-      worktree = await finishWorktree(job.worktree);
+      worktree = await finishWorktree(job.worktree, job.settings.worktreeCaches);
     } catch (err) {
       warnings.push(`could not inspect the worktree ${job.worktree.path} (kept as is): ${errorMessage(err)}`);
     }

@@ -3,11 +3,12 @@
  * atomically), the brief and the logs. The disk is the source of truth, so a
  * new server process sees the jobs of earlier ones.
  */
-import { mkdir, readdir, readFile, rename, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile, chmod, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
+import { isErrno } from '../config/locate.js';
+import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { checkJobId } from './job-id.js';
 import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
 
@@ -23,6 +24,19 @@ export interface JobPaths {
   readonly unwritable?: string | undefined;
 }
 
+/** A job folder whose record cannot be used: listed as such, never dropped silently. */
+export interface DamagedRecord {
+  readonly id: string;
+  readonly file: string;
+  /** What is wrong: the parse or schema error, or why the file could not be read. */
+  readonly problem: string;
+}
+
+export interface JobListing {
+  readonly records: JobRecord[];
+  readonly damaged: DamagedRecord[];
+}
+
 export interface JobStore {
   readonly root: string;
   paths(id: string): JobPaths;
@@ -31,12 +45,19 @@ export interface JobStore {
    * throws for a disk that refuses: the paths come back with `unwritable` set.
    */
   create(record: JobRecord, task: string): Promise<JobPaths>;
+  /** Writes the record atomically; re-creates the job folder when an earlier create could not (the disk was full). */
   save(record: JobRecord): Promise<void>;
   /** The record; a `running`/`queued` one whose server died comes back `interrupted`. */
   load(id: string): Promise<JobRecord>;
-  /** Oldest first; with `newest`, only that many of the most recent jobs (ids sort by creation time). */
-  list(newest?: number): Promise<JobRecord[]>;
+  /**
+   * Oldest first; with `newest`, only that many of the most recent jobs (ids sort by creation time).
+   * Records that cannot be read or parsed come back in `damaged`.
+   */
+  list(newest?: number): Promise<JobListing>;
 }
+
+/** Records read at once while listing: thousands of parallel opens run out of file descriptors (EMFILE). */
+const LIST_CONCURRENCY = 16;
 
 /** `$XDG_STATE_HOME/localagents` (default ~/.local/state/localagents), or LOCALAGENTS_STATE_DIR. */
 export function stateDirFrom(env: Readonly<Record<string, string | undefined>>, home: string = homedir()): string {
@@ -74,12 +95,24 @@ export function createJobStore(stateDir: string): JobStore {
   const save = async (record: JobRecord): Promise<void> => {
     const target = paths(record.id).record;
     // Write then rename: a reader (another server, the dashboard) never sees half a record.
-    const temp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    try {
+    // Named after its owner: one left by a server SIGKILLed mid-write is swept once that server is known dead.
+    const temp = ownedFileName(target, 'tmp');
+    const write = async (): Promise<void> => {
       await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
       await rename(temp, target);
+    };
+    try {
+      try {
+        await write();
+      } catch (err) {
+        if (!isErrno(err, 'ENOENT')) throw err;
+        // The folder was never made (the disk refused at create): make it now that a write may succeed.
+        await mkdir(paths(record.id).dir, { recursive: true, mode: 0o700 });
+        await write();
+      }
       remember(record);
     } catch (err) {
+      await unlink(temp).catch(() => undefined); // a half-written temp file (ENOSPC) is litter; the target is intact
       throw new LocalAgentsError('state_unwritable', `could not write the job record ${target}: ${errorMessage(err)}`, {
         hint: 'Free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME); the job itself keeps running.',
         cause: err,
@@ -98,6 +131,7 @@ export function createJobStore(stateDir: string): JobStore {
     };
     try {
       await save(interrupted);
+      await removeDeadOwnersFiles(paths(record.id).record, ['tmp']);
     } catch {
       // Read-only state: still report it interrupted, which is the truth.
     }
@@ -122,8 +156,11 @@ export function createJobStore(stateDir: string): JobStore {
     let text: string;
     try {
       text = await readFile(file, 'utf8');
-    } catch {
-      throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { hint: 'list_jobs shows the jobs on record.', details: { job_id: id } });
+    } catch (err) {
+      if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) {
+        throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { hint: 'list_jobs shows the jobs on record.', details: { job_id: id } });
+      }
+      throw new LocalAgentsError('internal', `job record ${file} could not be read: ${errorMessage(err)}`, { cause: err });
     }
     let json: unknown;
     try {
@@ -133,7 +170,9 @@ export function createJobStore(stateDir: string): JobStore {
     }
     const parsed = jobRecordSchema.safeParse(json);
     if (!parsed.success) {
-      throw new LocalAgentsError('internal', `job record ${file} is damaged: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
+      throw new LocalAgentsError('internal', `job record ${file} is damaged: ${where}${issue?.message ?? 'invalid'}`);
     }
     return remember(await reconcile(parsed.data));
   };
@@ -161,13 +200,44 @@ export function createJobStore(stateDir: string): JobStore {
       let names: string[];
       try {
         names = await readdir(root);
-      } catch {
-        return [];
+      } catch (err) {
+        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return { records: [], damaged: [] }; // no job yet
+        throw new LocalAgentsError('state_unwritable', `could not list the jobs in ${root}: ${errorMessage(err)}`, { cause: err });
       }
       const all = names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
       const ids = newest === undefined ? all : all.slice(-newest);
-      const records = await Promise.all(ids.map((id) => load(id).catch(() => undefined)));
-      return records.filter((r): r is JobRecord => r !== undefined);
+      const records: JobRecord[] = [];
+      const damaged: DamagedRecord[] = [];
+      await forEachLimited(ids, LIST_CONCURRENCY, async (id) => {
+        try {
+          records.push(await load(id));
+        } catch (err) {
+          // A folder without job.json is a job being created (or removed) right now: nothing to report yet.
+          if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
+          damaged.push({ id, file: paths(id).record, problem: damageOf(err, paths(id).record) });
+        }
+      });
+      records.sort((a, b) => a.id.localeCompare(b.id));
+      damaged.sort((a, b) => a.id.localeCompare(b.id));
+      return { records, damaged };
     },
   };
+}
+
+/** The message of a load failure without the file name in front (the listing names the file itself). */
+function damageOf(err: unknown, file: string): string {
+  const message = errorMessage(err);
+  for (const prefix of [`job record ${file} is damaged: `, `job record ${file} `]) {
+    if (message.startsWith(prefix)) return message.slice(prefix.length);
+  }
+  return message;
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

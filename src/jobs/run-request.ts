@@ -34,6 +34,8 @@ export interface JobSettings {
   readonly settingSources: Config['defaults']['setting_sources'];
   readonly systemPromptAppend: string;
   readonly dumpRequests: boolean;
+  /** Names of ignored build caches an unchanged worktree may be deleted with (defaults.worktree_caches). */
+  readonly worktreeCaches: readonly string[];
 }
 
 /** A real directory, symlinks resolved: the session and the worktree both see the same path. */
@@ -75,5 +77,6 @@ export async function settleSettings(request: RunRequest, config: Config, defaul
     settingSources: d.setting_sources,
     systemPromptAppend: request.systemPromptAppend ? `${d.system_prompt_append}\n\n${request.systemPromptAppend}` : d.system_prompt_append,
     dumpRequests: d.dump_requests || env.LOCALAGENTS_DUMP_REQUESTS === '1',
+    worktreeCaches: d.worktree_caches,
   };
 }

@@ -1,10 +1,13 @@
 /**
  * `isolation: worktree`: a fresh git worktree on branch local-agent/<job> from
  * the caller's HEAD, kept only if the job changed something. Never deletes a
- * worktree or branch that holds changes.
+ * worktree or branch that holds changes, commits beyond the base, or files the
+ * job made that git ignores (unless they are build caches).
  */
+import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_WORKTREE_CACHES } from '../config/schema.js';
 import { BadArgumentError, LocalAgentsError } from '../errors.js';
 import { git } from './git.js';
 import type { WorktreeInfo } from './job-record.js';
@@ -25,28 +28,67 @@ export interface WorktreeSource {
   readonly baseCommit: string;
 }
 
+/** Refuses a worktree for `cwd`: a bad_argument naming what is wrong and what to do, before any job exists. */
+function refuse(argument: 'isolation' | 'cwd', message: string, hint: string): never {
+  throw new BadArgumentError(argument, message, { hint, details: { allowed: ['none', 'worktree'] } });
+}
+
+/** Operations that leave the tree half-way; a worktree from HEAD now would start from a state nobody chose. */
+const IN_PROGRESS: ReadonlyArray<{ readonly gitPath: string; readonly what: string; readonly finish: string }> = [
+  { gitPath: 'rebase-merge', what: 'a rebase', finish: 'git rebase --continue or git rebase --abort' },
+  { gitPath: 'rebase-apply', what: 'a rebase (or git am)', finish: 'git rebase --continue / git am --continue, or --abort' },
+  { gitPath: 'MERGE_HEAD', what: 'a merge', finish: 'git commit or git merge --abort' },
+  { gitPath: 'CHERRY_PICK_HEAD', what: 'a cherry-pick', finish: 'git cherry-pick --continue or --abort' },
+  { gitPath: 'REVERT_HEAD', what: 'a revert', finish: 'git revert --continue or --abort' },
+  { gitPath: 'BISECT_LOG', what: 'a bisect', finish: 'git bisect reset' },
+];
+
 /**
- * Checks the caller's tree can give a worktree: inside a git repository with a
- * commit. Read-only; run_agent calls it before a job exists, so a refusal is an
- * error result and nothing is created or touched.
+ * Checks the caller's tree can give a worktree: a non-bare git repository with a commit, cwd in
+ * its working tree (not inside .git) and present in that commit, no merge or rebase half-done.
+ * Read-only; run_agent calls it before a job exists, so a refusal is an error result and nothing
+ * is created or touched.
  */
 export async function worktreeSource(cwd: string): Promise<WorktreeSource> {
+  const where = await git(cwd, ['rev-parse', '--is-bare-repository', '--is-inside-git-dir']);
+  if (!where.ok) {
+    refuse('isolation', `isolation "worktree" needs a git repository, and ${cwd} is not inside one`, 'Use isolation "none", or run git init and make a first commit there.');
+  }
+  const [bare, insideGitDir] = where.stdout.split('\n').map((l) => l.trim() === 'true');
+  if (bare) {
+    refuse('isolation', `isolation "worktree" needs a working tree, and ${cwd} is a bare repository`, 'Run from a clone with a working tree (git clone this repository), or use isolation "none".');
+  }
+  if (insideGitDir) {
+    refuse('cwd', `cwd ${cwd} is inside a .git folder, where git keeps its own data`, 'Pass the repository folder (the one that holds .git) as cwd.');
+  }
   const top = await git(cwd, ['rev-parse', '--show-toplevel']);
   if (!top.ok) {
-    throw new BadArgumentError('isolation', `isolation "worktree" needs a git repository, and ${cwd} is not inside one`, {
-      hint: 'Use isolation "none", or run git init and make a first commit there.',
-      details: { allowed: ['none', 'worktree'] },
-    });
+    refuse('isolation', `isolation "worktree" needs a git working tree, and git says of ${cwd}: ${top.stderr.trim()}`, 'Run from inside the repository\'s working tree, or use isolation "none".');
   }
   const repoRoot = top.stdout.trim();
   const head = await git(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   if (!head.ok) {
-    throw new BadArgumentError('isolation', `isolation "worktree" needs a commit to start from, and ${repoRoot} has none yet`, {
-      hint: 'Make a first commit, or use isolation "none".',
-      details: { allowed: ['none', 'worktree'] },
-    });
+    refuse('isolation', `isolation "worktree" needs a commit to start from, and ${repoRoot} has none yet`, 'Make a first commit, or use isolation "none".');
   }
-  return { repoRoot, baseCommit: head.stdout.trim() };
+  const baseCommit = head.stdout.trim();
+  for (const op of IN_PROGRESS) {
+    const path = await git(cwd, ['rev-parse', '--git-path', op.gitPath]);
+    if (path.ok && existsSync(resolve(cwd, path.stdout.trim()))) {
+      refuse('isolation', `${repoRoot} is in the middle of ${op.what}; a worktree would start from the half-done HEAD ${baseCommit.slice(0, 12)}`, `Finish it (${op.finish}), or use isolation "none".`);
+    }
+  }
+  const rel = relative(await realpath(repoRoot), await realpath(cwd));
+  if (rel !== '') {
+    const kind = await git(repoRoot, ['cat-file', '-t', `${baseCommit}:${rel.split(sep).join('/')}`]);
+    if (!kind.ok || kind.stdout.trim() !== 'tree') {
+      refuse(
+        'cwd',
+        `cwd ${cwd} is not in the commit the worktree starts from (HEAD ${baseCommit.slice(0, 12)} has no folder ${rel}): the folder is untracked or ignored, so the worktree would not have it`,
+        'Commit the folder first, pass a cwd that is in HEAD, or use isolation "none".',
+      );
+    }
+  }
+  return { repoRoot, baseCommit };
 }
 
 /** Checks the caller's tree again (it may have changed while the job queued), then adds the worktree. */
@@ -87,26 +129,72 @@ export function runningWorktreeInfo(wt: PreparedWorktree): WorktreeInfo {
   return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: '', commits: 0, commands: reviewCommands(wt), warnings: [...wt.warnings] };
 }
 
-/** After the job: keep and describe the worktree if anything changed, else remove it and its branch. */
-export async function finishWorktree(wt: PreparedWorktree): Promise<WorktreeInfo> {
+/** Commits reachable from the job's branch, the worktree's HEAD, or anything HEAD pointed at during the job, but not from the base. */
+async function commitsBeyondBase(wt: PreparedWorktree): Promise<{ count: number; offBranch: string[] } | undefined> {
+  // HEAD's reflog holds commits the agent made and then left (checked out the base, reset): not on any branch.
+  const reflog = await git(wt.path, ['log', '-g', '--format=%H', 'HEAD']);
+  const visited = reflog.ok ? [...new Set(reflog.stdout.split('\n').filter(Boolean))].slice(0, 2000) : [];
+  const all = await git(wt.path, ['rev-list', 'HEAD', `refs/heads/${wt.branch}`, ...visited, '--not', wt.baseCommit]);
+  if (!all.ok) return undefined;
+  const offBranch = await git(wt.path, ['rev-list', ...visited, '--not', wt.baseCommit, 'HEAD', `refs/heads/${wt.branch}`]);
+  if (!offBranch.ok) return undefined;
+  const lines = (text: string): string[] => text.split('\n').filter(Boolean);
+  return { count: lines(all.stdout).length, offBranch: lines(offBranch.stdout) };
+}
+
+/** Untracked and ignored paths in the worktree (`git status -z`; a whole folder is one entry ending in /). */
+async function extraFiles(wt: PreparedWorktree): Promise<{ untracked: string[]; ignored: string[] } | undefined> {
+  const status = await git(wt.path, ['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=normal']);
+  if (!status.ok) return undefined;
+  const entries = status.stdout.split('\0').filter(Boolean);
+  return {
+    untracked: entries.filter((e) => e.startsWith('?? ')).map((e) => e.slice(3)),
+    ignored: entries.filter((e) => e.startsWith('!! ')).map((e) => e.slice(3)),
+  };
+}
+
+/** A path inside a cache: one of its folder names (or its own name) is listed in worktree_caches. */
+const isCache = (path: string, caches: readonly string[]): boolean => path.split('/').some((part) => part !== '' && caches.includes(part));
+
+const MAX_LISTED = 200;
+const capped = (paths: string[]): string[] => (paths.length <= MAX_LISTED ? paths : [...paths.slice(0, MAX_LISTED), `… and ${paths.length - MAX_LISTED} more`]);
+
+/**
+ * After the job: keep and describe the worktree if anything changed, else remove it and its branch.
+ * Never removes one that holds commits beyond the base (on the branch or only in HEAD's reflog), or
+ * files the job made that git ignores, unless they are all build caches (`caches`).
+ */
+export async function finishWorktree(wt: PreparedWorktree, caches: readonly string[] = DEFAULT_WORKTREE_CACHES): Promise<WorktreeInfo> {
   const status = await git(wt.path, ['status', '--porcelain']);
-  const count = await git(wt.path, ['rev-list', '--count', `${wt.baseCommit}..HEAD`]);
-  const commits = count.ok ? Number(count.stdout.trim()) : 0;
-  // If git cannot tell us, assume there are changes: keeping a clean worktree costs nothing, losing work is unforgivable.
-  const changed = !status.ok || !count.ok || status.stdout.trim() !== '' || commits > 0;
+  const beyond = await commitsBeyondBase(wt);
+  const extra = await extraFiles(wt);
+  const commits = beyond?.count ?? 0;
   const commands = reviewCommands(wt);
   const warnings = [...wt.warnings];
+  const files = extra === undefined ? {} : { untracked_files: capped(extra.untracked), ignored_files: capped(extra.ignored) };
+  if (beyond !== undefined && beyond.offBranch.length > 0) {
+    const shas = beyond.offBranch.slice(0, 10).map((c) => c.slice(0, 12)).join(', ');
+    warnings.push(`the job made commits that are on no branch (${shas}); the worktree is kept so they stay in its HEAD reflog — git -C ${wt.path} branch rescued ${beyond.offBranch[0]?.slice(0, 12) ?? ''} keeps them for good`);
+  }
+  const uncachedIgnored = extra?.ignored.filter((p) => !isCache(p, caches)) ?? [];
+  if (uncachedIgnored.length > 0) {
+    warnings.push(`the job left files git ignores, kept with the worktree: ${capped(uncachedIgnored).join(', ')} (build caches listed in defaults.worktree_caches do not keep a worktree)`);
+  }
+  // If git cannot tell us, assume there are changes: keeping a clean worktree costs nothing, losing work is unforgivable.
+  const changed = !status.ok || beyond === undefined || extra === undefined || status.stdout.trim() !== '' || commits > 0 || uncachedIgnored.length > 0;
   if (changed) {
     // Intent-to-add makes new files show in `git diff BASE` without staging their content.
     await git(wt.path, ['add', '--intent-to-add', '--all']);
     const stat = await git(wt.path, ['diff', '--stat', wt.baseCommit]);
-    return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: stat.stdout.trimEnd(), commits, commands, warnings };
+    return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: stat.stdout.trimEnd(), commits, commands, warnings, ...files };
   }
-  const removed = await git(wt.repoRoot, ['worktree', 'remove', wt.path]);
+  // Only build caches are left: `--force` removes them with the worktree (git refuses to otherwise).
+  const removed = await git(wt.repoRoot, ['worktree', 'remove', ...(extra.ignored.length > 0 ? ['--force'] : []), wt.path]);
   if (!removed.ok) warnings.push(`could not remove the unchanged worktree ${wt.path}: ${removed.stderr.trim()}`);
   else {
+    // -D, not -d: -d compares with the caller's current branch, not the base; commitsBeyondBase already found none.
     const deleted = await git(wt.repoRoot, ['branch', '-D', wt.branch]);
     if (!deleted.ok) warnings.push(`could not delete branch ${wt.branch}: ${deleted.stderr.trim()}`);
   }
-  return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: false, diffstat: '', commits: 0, commands: {}, warnings };
+  return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: false, diffstat: '', commits: 0, commands: {}, warnings, ...files };
 }

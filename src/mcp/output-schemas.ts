@@ -19,6 +19,9 @@ export const jobOutput = z.looseObject({
 
 export const jobListOutput = z.looseObject({
   jobs: z.array(z.looseObject({ id: z.string(), status: z.enum(JOB_STATUSES) })),
+  damaged: z
+    .array(z.object({ id: z.string(), file: z.string(), problem: z.string() }))
+    .describe('Job folders whose record cannot be read or parsed: the job is on record, but what it did is not known'),
 });
 
 export const modelListOutput = z.looseObject({

@@ -51,11 +51,11 @@ describe('withFileLock', () => {
   });
 
   it('gives up on a live lock after timeoutMs, naming the lock file, and leaves it in place', async () => {
-    await writeFile(lock, '12345 busy\n');
+    await writeFile(lock, 'busy, written by hand\n'); // no owner to check, and fresh: someone may be writing
     const err = await withFileLock(lock, () => Promise.resolve('ran'), { staleMs: 60_000, timeoutMs: 100 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LocalAgentsError);
     expect((err as LocalAgentsError).code).toBe('state_unwritable');
-    expect((err as LocalAgentsError).message).toBe(`${lock}: still locked after 100 ms; another localagents process is writing it`);
+    expect((err as LocalAgentsError).message).toBe(`${lock}: still locked after 100 ms by a process that did not sign the lock file`);
     expect(await readdir(tmp.path)).toEqual(['models.local.yaml.lock']);
   });
 });

@@ -208,6 +208,20 @@ const CASES: readonly Case[] = [
     key: 'defaults.timeout_s',
   },
   {
+    name: 'worktree_caches misspelt',
+    yaml: 'defaults:\n  worktree_cache: [node_modules]\n',
+    message: 'models.yaml:2: defaults.worktree_cache: unknown key — did you mean worktree_caches?',
+    line: 2,
+    key: 'defaults.worktree_cache',
+  },
+  {
+    name: 'worktree_caches with a path instead of a name',
+    yaml: 'defaults:\n  worktree_caches: [node_modules, build/out]\n',
+    message: 'models.yaml:2: defaults.worktree_caches[1]: must be a file or folder name, not a path',
+    line: 2,
+    key: 'defaults.worktree_caches[1]',
+  },
+  {
     name: 'context below the minimum',
     yaml: 'models:\n  coder:\n    context: 512\n',
     message: 'models.yaml:3: models.coder.context: expected an integer from 1024 to 16777216, got 512',

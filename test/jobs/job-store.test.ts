@@ -1,4 +1,4 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,8 +23,8 @@ describe('job store', () => {
       ids.push(id);
       await store.create(record(id, 'succeeded'), `task ${i}`);
     }
-    expect((await store.list()).map((r) => r.id)).toEqual(ids);
-    expect((await store.list(3)).map((r) => r.id)).toEqual(ids.slice(-3));
+    expect((await store.list()).records.map((r) => r.id)).toEqual(ids);
+    expect((await store.list(3)).records.map((r) => r.id)).toEqual(ids.slice(-3));
   });
 
   it('keeps folders 0700 and files 0600', async () => {
@@ -37,16 +37,38 @@ describe('job store', () => {
   });
 
   it('reports a running record whose server is gone as interrupted, and a damaged record as damaged', async () => {
-    const store = createJobStore(mkdtempSync(join(tmpdir(), 'la-store-')));
+    const state = mkdtempSync(join(tmpdir(), 'la-store-'));
+    const store = createJobStore(state);
     const dead = newJobId();
     // pid 2^22+1 is above Linux's pid_max default: no such process.
     await store.create({ ...record(dead, 'running', 4_194_305), session_id: 's-1' }, 'task');
+    // What a server SIGKILLed mid-save leaves: a temp record named after it, swept once it is known dead.
+    const litter = `${store.paths(dead).record}.4194305@123.0b1e8d5c-3f0a-4c39-9a55-6c8f1e2d7a90.tmp`;
+    writeFileSync(litter, '{"id":');
     expect(await store.load(dead)).toMatchObject({ status: 'interrupted', error: expect.stringContaining(`resume_job="${dead}"`) as unknown });
+    expect(existsSync(litter)).toBe(false);
     const broken = newJobId(new Date(Date.now() + 1000));
     const paths = await store.create(record(broken, 'running'), 'task');
     writeFileSync(paths.record, '{"id": trunc');
     await expect(store.load(broken)).rejects.toThrow(`job record ${paths.record} is damaged`);
-    // A damaged record does not hide the others.
-    expect((await store.list()).map((r) => r.id)).toEqual([dead]);
+    // A damaged record does not hide the others, and is listed as damaged.
+    const schemaBad = newJobId(new Date(Date.now() + 2000));
+    const schemaPaths = await store.create(record(schemaBad, 'succeeded'), 'task');
+    writeFileSync(schemaPaths.record, JSON.stringify({ ...record(schemaBad, 'succeeded'), status: 'exploded' }));
+    const listing = await createJobStore(state).list(); // another process: nothing cached
+    expect(listing.records.map((r) => r.id)).toEqual([dead]);
+    expect(listing.damaged).toEqual([
+      { id: broken, file: paths.record, problem: expect.stringMatching(/^(Unexpected token|Expected)/) as unknown },
+      { id: schemaBad, file: schemaPaths.record, problem: expect.stringMatching(/^status: Invalid option/) as unknown },
+    ]);
+  });
+
+  it('a record whose folder could not be made (full disk at create) is saved, folder and all, once the disk takes it', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'la-store-'));
+    const store = createJobStore(state);
+    const id = newJobId();
+    await store.save(record(id, 'succeeded'));
+    expect((await store.load(id)).status).toBe('succeeded');
+    expect(statSync(store.paths(id).dir).mode & 0o777).toBe(0o700);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,5 +62,67 @@ describe('worktree isolation', () => {
     const empty = mkdtempSync(join(tmpdir(), 'la-empty-'));
     gitOut(empty, 'init', '-q');
     await expect(prepareWorktree(empty, wtDir(), JOB)).rejects.toThrow(/needs a commit to start from, and .* has none yet/);
+  });
+});
+
+describe('a worktree that holds work is never deleted', () => {
+  it('keeps the branch when the agent committed, then checked out the base', async () => {
+    const repo = makeRepo();
+    const wt = await prepareWorktree(repo, wtDir(), JOB);
+    writeFileSync(join(wt.path, 'c.txt'), 'c\n');
+    gitOut(wt.path, 'add', 'c.txt');
+    gitOut(wt.path, 'commit', '-q', '-m', 'agent commit');
+    const commit = gitOut(wt.path, 'rev-parse', 'HEAD').trim();
+    gitOut(wt.path, 'checkout', '-q', '--detach', wt.baseCommit);
+    const info = await finishWorktree(wt);
+    expect(info).toMatchObject({ kept: true, commits: 1 });
+    expect(existsSync(wt.path)).toBe(true);
+    expect(gitOut(repo, 'rev-parse', wt.branch).trim()).toBe(commit);
+  });
+
+  it('keeps the worktree when the commit is on no branch any more (reset), and says how to rescue it', async () => {
+    const repo = makeRepo();
+    const wt = await prepareWorktree(repo, wtDir(), JOB);
+    writeFileSync(join(wt.path, 'c.txt'), 'c\n');
+    gitOut(wt.path, 'add', 'c.txt');
+    gitOut(wt.path, 'commit', '-q', '-m', 'agent commit');
+    const commit = gitOut(wt.path, 'rev-parse', 'HEAD').trim();
+    gitOut(wt.path, 'reset', '-q', '--hard', wt.baseCommit);
+    const info = await finishWorktree(wt);
+    expect(info).toMatchObject({ kept: true, commits: 1 });
+    expect(info.warnings.join('\n')).toContain(`the job made commits that are on no branch (${commit.slice(0, 12)})`);
+    expect(gitOut(wt.path, 'cat-file', '-t', commit).trim()).toBe('commit');
+  });
+
+  it('reports ignored files the job made and keeps the worktree when they are not build caches', async () => {
+    const repo = makeRepo();
+    writeFileSync(join(repo, '.gitignore'), '*.log\nnode_modules/\n');
+    gitOut(repo, 'add', '.gitignore');
+    gitOut(repo, 'commit', '-q', '-m', 'ignore');
+    const wt = await prepareWorktree(repo, wtDir(), JOB);
+    writeFileSync(join(wt.path, 'results.log'), 'the only copy of the benchmark numbers\n');
+    const info = await finishWorktree(wt);
+    expect(info).toMatchObject({ kept: true, ignored_files: ['results.log'], untracked_files: [] });
+    expect(info.warnings).toContain('the job left files git ignores, kept with the worktree: results.log (build caches listed in defaults.worktree_caches do not keep a worktree)');
+    expect(readFileSync(join(wt.path, 'results.log'), 'utf8')).toContain('only copy');
+  });
+
+  it('removes an unchanged worktree whose only extra files are build caches, and reports them', async () => {
+    const repo = makeRepo();
+    writeFileSync(join(repo, '.gitignore'), '*.log\nnode_modules/\n__pycache__/\n');
+    gitOut(repo, 'add', '.gitignore');
+    gitOut(repo, 'commit', '-q', '-m', 'ignore');
+    const wt = await prepareWorktree(repo, wtDir(), JOB);
+    mkdirSync(join(wt.path, 'node_modules', 'left-pad'), { recursive: true });
+    writeFileSync(join(wt.path, 'node_modules', 'left-pad', 'index.js'), '');
+    mkdirSync(join(wt.path, 'pkg', '__pycache__'));
+    writeFileSync(join(wt.path, 'pkg', '__pycache__', 'a.pyc'), '');
+    const info = await finishWorktree(wt);
+    expect(info).toMatchObject({ kept: false, ignored_files: ['node_modules/', 'pkg/__pycache__/'] });
+    expect(existsSync(wt.path)).toBe(false);
+    // The list is the user's: a name added there makes its files disposable too.
+    const again = await prepareWorktree(repo, wtDir(), `${JOB.slice(0, -1)}x`);
+    writeFileSync(join(again.path, 'build.log'), 'noise\n');
+    expect(await finishWorktree(again, ['build.log'])).toMatchObject({ kept: false, ignored_files: ['build.log'] });
   });
 });

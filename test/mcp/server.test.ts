@@ -99,7 +99,7 @@ describe('MCP server', () => {
     expect(text(bypass)).toContain('defaults.allow_bypass_permissions');
     const endpoint = await call(client, 'run_agent', { task: 'x', endpoint: 'gpu9' });
     expect(toolError(endpoint)).toMatchObject({ code: 'bad_argument', argument: 'endpoint' });
-    expect((await app.jobs.list(true)).length).toBe(0);
+    expect((await app.jobs.list(true)).records.length).toBe(0);
   });
 
   it('serves streamable HTTP on 127.0.0.1 only', async () => {

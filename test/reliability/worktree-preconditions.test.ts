@@ -4,11 +4,11 @@
  * comes before any work and leaves the caller's tree exactly as it was.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitOut } from '../helpers/git-repo.js';
+import { gitOut, makeRepo } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { endpointYaml, errorOf, ok, startInProcess, textOf, type InProcess } from './in-process.js';
 
@@ -81,6 +81,79 @@ describe('isolation "worktree" preconditions', () => {
     expect(jobCount(h)).toBe(jobsBefore);
     expect(snapshot(fresh)).toBe(before);
     expect(sim.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
+  });
+
+  /** run_agent with isolation "worktree" in `cwd` is refused with `expected`; no job, no request, `tree` byte-identical. */
+  async function refused(cwd: string, tree: string, expected: Record<string, unknown>): Promise<void> {
+    const before = snapshot(tree);
+    const jobsBefore = jobCount(h);
+    const requestsBefore = sim.requests.length;
+    const result = await h.call('run_agent', { task: 'Change things.', cwd, isolation: 'worktree', wait_s: 30 });
+    expect(errorOf(result)).toMatchObject({ code: 'bad_argument', ...expected });
+    expect(jobCount(h)).toBe(jobsBefore);
+    expect(snapshot(tree)).toBe(before);
+    expect(sim.requests.length).toBe(requestsBefore);
+  }
+
+  it('a bare repository: an error naming it bare, not "not inside a repository"', async () => {
+    const bare = tempDir('la-bare-');
+    execFileSync('git', ['clone', '-q', '--bare', h.dirs.repo, bare]);
+    await refused(bare, bare, {
+      argument: 'isolation',
+      message: `isolation "worktree" needs a working tree, and ${bare} is a bare repository`,
+      hint: 'Run from a clone with a working tree (git clone this repository), or use isolation "none".',
+    });
+  });
+
+  it('cwd inside .git: an error saying so', async () => {
+    const gitDir = join(h.dirs.repo, '.git');
+    await refused(join(gitDir, 'refs'), gitDir, {
+      argument: 'cwd',
+      message: `cwd ${join(gitDir, 'refs')} is inside a .git folder, where git keeps its own data`,
+    });
+  });
+
+  it('a merge in progress: an error naming the merge and how to finish it', async () => {
+    const repo = makeRepo('la-merging-');
+    gitOut(repo, 'checkout', '-q', '-b', 'other');
+    writeFileSync(join(repo, 'README.md'), '# other\n');
+    gitOut(repo, 'commit', '-q', '-am', 'other');
+    gitOut(repo, 'checkout', '-q', 'main');
+    writeFileSync(join(repo, 'README.md'), '# main\n');
+    gitOut(repo, 'commit', '-q', '-am', 'main');
+    expect(() => execFileSync('git', ['merge', '-q', 'other'], { cwd: repo, stdio: 'ignore' })).toThrow(); // a conflict
+    const head = gitOut(repo, 'rev-parse', 'HEAD').trim();
+    await refused(repo, repo, {
+      argument: 'isolation',
+      message: `${repo} is in the middle of a merge; a worktree would start from the half-done HEAD ${head.slice(0, 12)}`,
+      hint: 'Finish it (git commit or git merge --abort), or use isolation "none".',
+    });
+  });
+
+  it('a rebase in progress: an error naming the rebase', async () => {
+    const repo = makeRepo('la-rebasing-');
+    gitOut(repo, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(repo, 'README.md'), '# topic\n');
+    gitOut(repo, 'commit', '-q', '-am', 'topic');
+    gitOut(repo, 'checkout', '-q', 'main');
+    writeFileSync(join(repo, 'README.md'), '# main\n');
+    gitOut(repo, 'commit', '-q', '-am', 'main');
+    gitOut(repo, 'checkout', '-q', 'topic');
+    expect(() => execFileSync('git', ['rebase', '-q', 'main'], { cwd: repo, stdio: 'ignore' })).toThrow(); // a conflict
+    const result = await h.call('run_agent', { task: 'Change things.', cwd: repo, isolation: 'worktree', wait_s: 30 });
+    expect(errorOf(result).message).toMatch(new RegExp(`^${repo} is in the middle of a rebase`));
+  });
+
+  it('cwd in a folder that is not in HEAD: an error saying the worktree would not have it (not a libc message)', async () => {
+    const fresh = join(h.dirs.repo, 'scratch', 'notes');
+    mkdirSync(fresh, { recursive: true });
+    const head = gitOut(h.dirs.repo, 'rev-parse', 'HEAD').trim();
+    await refused(fresh, h.dirs.repo, {
+      argument: 'cwd',
+      message: `cwd ${fresh} is not in the commit the worktree starts from (HEAD ${head.slice(0, 12)} has no folder scratch/notes): the folder is untracked or ignored, so the worktree would not have it`,
+      hint: 'Commit the folder first, pass a cwd that is in HEAD, or use isolation "none".',
+    });
+    rmSync(join(h.dirs.repo, 'scratch'), { recursive: true });
   });
 
   it('uncommitted changes: the job starts from HEAD and the record warns they are not in the worktree', async () => {

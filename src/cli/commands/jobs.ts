@@ -5,7 +5,7 @@ import { jobView } from '../../mcp/job-view.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { jobDetails, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
-import { print, printJson, processTerminal } from '../output.js';
+import { print, printJson, printNote, processTerminal } from '../output.js';
 import { withApp } from '../with-app.js';
 
 export function registerJobs(program: Command, ctx: CliContext): void {
@@ -17,11 +17,22 @@ export function registerJobs(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  localagents jobs\n  localagents jobs --all\n  localagents jobs --all --json | jq -r \'.[] | select(.status=="failed") | .id\'')
     .action((opts: { all?: boolean; json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
-        const records = await app.jobs.list(opts.all === true);
-        if (opts.json) return printJson(records.map(jobView));
-        if (records.length > 0) return print(jobTable(records, processTerminal().columns()));
-        const finished = opts.all ? 0 : (await app.jobs.list(true)).filter((r) => FINISHED.has(r.status)).length;
+        const { records, damaged } = await app.jobs.list(opts.all === true);
+        // On stderr, so --json output stays one parseable array.
+        const reportDamaged = (): void => {
+          for (const d of damaged) printNote(`damaged job record ${d.id}: ${d.file}: ${d.problem}`);
+        };
+        if (opts.json) {
+          printJson(records.map(jobView));
+          return reportDamaged();
+        }
+        if (records.length > 0) {
+          print(jobTable(records, processTerminal().columns()));
+          return reportDamaged();
+        }
+        const finished = opts.all ? 0 : (await app.jobs.list(true)).records.filter((r) => FINISHED.has(r.status)).length;
         print(opts.all ? `no jobs on record in ${app.store.root}` : `no running or queued jobs${finished ? `; localagents jobs --all shows the ${finished} finished ones` : ''}`);
+        reportDamaged();
       }),
     );
 

@@ -11,17 +11,17 @@ export function registerListJobs(server: McpServer, app: App): void {
     'list_jobs',
     {
       title: 'List jobs',
-      description: 'Jobs on record, newest last — also those started by earlier server processes (a job whose server died shows as interrupted and can be resumed).',
+      description: 'Jobs on record, newest last — also those started by earlier server processes (a job whose server died shows as interrupted and can be resumed). Running and queued jobs of this server are always listed; records that cannot be read are listed as damaged.',
       inputSchema: {
         include_finished: z.boolean().optional().describe('Include finished jobs (default true).'),
-        limit: z.number().int().min(1).max(10_000).optional().describe('Only the newest N (default 50).'),
+        limit: z.number().int().min(1).max(10_000).optional().describe('Only the newest N (default 50); running and queued jobs of this server are listed wherever their ids sort.'),
       },
       outputSchema: jobListOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
       const limit = args.limit ?? 50;
-      const records = (await app.jobs.list(args.include_finished ?? true, limit)).slice(-limit);
+      const { records, damaged } = await app.jobs.list(args.include_finished ?? true, limit);
       const jobs = records.map((r) => ({
         id: r.id,
         status: r.status,
@@ -31,8 +31,10 @@ export function registerListJobs(server: McpServer, app: App): void {
         task: r.task_preview.slice(0, 100),
         files_touched: r.files_touched.length,
       }));
-      const text = jobs.length === 0 ? 'No jobs on record.' : jobs.map((j) => `${j.id}  ${j.status.padEnd(11)} ${j.model ?? ''}  ${j.elapsed_s}s  ${j.task}`).join('\n');
-      return okResult(text, { jobs });
+      const lines = jobs.map((j) => `${j.id}  ${j.status.padEnd(11)} ${j.model ?? ''}  ${j.elapsed_s}s  ${j.task}`);
+      if (lines.length === 0 && damaged.length === 0) lines.push('No jobs on record.');
+      lines.push(...damaged.map((d) => `${d.id}  damaged     ${d.file}: ${d.problem}`));
+      return okResult(lines.join('\n'), { jobs, damaged });
     }),
   );
 }
