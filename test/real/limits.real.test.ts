@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ok } from '../e2e/harness.js';
 import { until } from '../helpers/processes.js';
-import { startLlamaServer, type LlamaServer, type LlamaServerOptions } from './llama-server.js';
+import type { LlamaServer } from './llama-server.js';
+import { startTestServer, type TestServerOptions } from './server-for-test.js';
 import { startLocalagents, type Localagents } from './mcp.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -14,8 +15,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function server(options: LlamaServerOptions): Promise<LlamaServer> {
-  const s = await startLlamaServer(options);
+async function server(options: TestServerOptions): Promise<LlamaServer> {
+  const s = await startTestServer(options);
   cleanups.push(() => s.close());
   return s;
 }

@@ -4,10 +4,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { inject } from 'vitest';
 
 export interface LlamaServerOptions {
-  readonly model: 'eos' | 'random';
+  /** Path of the llama-server binary (test/real/build-llama-server.ts). */
+  readonly binary: string;
+  /** Path of the GGUF model (test/real/tiny-models.ts). */
+  readonly modelFile: string;
   /** `--parallel` (slots). */
   readonly parallel: number;
   /** Per-slot context; `-c` is this times `parallel`. */
@@ -45,7 +47,7 @@ const MAX_LOG = 2_000_000;
 export async function startLlamaServer(options: LlamaServerOptions): Promise<LlamaServer> {
   const port = await freePort();
   const args = [
-    '-m', inject('tinyModels')[options.model],
+    '-m', options.modelFile,
     '--host', '127.0.0.1', '--port', String(port),
     '--alias', MODEL_ID,
     '--jinja', '--slots', '--metrics',
@@ -55,7 +57,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     ...(options.apiKey !== undefined ? ['--api-key', options.apiKey] : []),
     ...(options.nPredict !== undefined ? ['-n', String(options.nPredict)] : []),
   ];
-  const child: ChildProcess = spawn(inject('llamaServer'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const keep = (chunk: Buffer): void => {
     log = (log + chunk.toString('utf8')).slice(-MAX_LOG);

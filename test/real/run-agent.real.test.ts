@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeEnv, runClaudeP } from '../e2e/claude-cli.js';
 import { ok } from '../e2e/harness.js';
-import { startLlamaServer, type LlamaServer } from './llama-server.js';
+import type { LlamaServer } from './llama-server.js';
+import { startTestServer } from './server-for-test.js';
 import { cacheShare, startLocalagents, type Localagents } from './mcp.js';
 
 const SLOT_CONTEXT = 65536;
@@ -15,7 +16,7 @@ describe('run_agent on a real llama-server (2 slots)', () => {
   let la: Localagents;
 
   beforeAll(async () => {
-    server = await startLlamaServer({ model: 'eos', parallel: 2, slotContext: SLOT_CONTEXT });
+    server = await startTestServer({ model: 'eos', parallel: 2, slotContext: SLOT_CONTEXT });
     la = await startLocalagents({ gpu: { url: server.url } });
   });
 

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { startLlamaServer, type LlamaServer } from './llama-server.js';
+import type { LlamaServer } from './llama-server.js';
+import { startTestServer } from './server-for-test.js';
 
 const SLOT_CONTEXT = 4096;
 const API_KEY = 'k-compare';
@@ -103,8 +104,8 @@ describe('simulator vs real llama-server on the same requests', () => {
   let simKeyed: Simulator;
 
   beforeAll(async () => {
-    real = await startLlamaServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT });
-    realKeyed = await startLlamaServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT, apiKey: API_KEY });
+    real = await startTestServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT });
+    realKeyed = await startTestServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT, apiKey: API_KEY });
     const options = { flavor: 'llama.cpp', slots: 1, context: SLOT_CONTEXT, strictQwen: true, modelId: real.modelId, script: [{}] } as const;
     sim = await startSimulator(options);
     simKeyed = await startSimulator({ ...options, apiKey: API_KEY });
