@@ -11,6 +11,15 @@
  * a session with mid-conversation system messages, against 100% when folded
  * into the preceding user message (claude-code-wire.md §2).
  *
+ * The session's environment block is the exception: Claude Code sends it at
+ * `messages[1]`, right after the first user message (git status, attribution,
+ * the task). It goes to the START of that message, so a job's first request
+ * reads system prompt, tools, environment, git status and only then the task:
+ * what jobs in one repository share comes first and the per-job task last, and
+ * the next job's first request reuses everything up to its task from the
+ * server's cache (83% reused with it appended, after the task). Every request of
+ * a session carries the same messages[0..1], so it folds the same way every time.
+ *
  * Byte stability: Claude Code sends the same system message as a one-block
  * array with `cache_control` while it is the last message and as a plain string
  * afterwards. The folded block is built from the text alone, so both forms fold
@@ -93,7 +102,9 @@ function appendToTopLevelSystem(system: unknown, texts: readonly string[]): unkn
 
 /**
  * Folds every text-only `role:"system"` message into the nearest preceding
- * user message, appended as `<system>…</system>` at the end of its content.
+ * user message, appended as `<system>…</system>` at the end of its content;
+ * the one at `messages[1]` right after a first user message at `messages[0]`
+ * (the environment block) is put at the start of that message instead.
  * With no user message before it, it is prepended to the next user message;
  * with no user message at all, it is appended to the top-level `system`.
  * Never mutates its input; returns the input object when there is nothing to do.
@@ -113,7 +124,7 @@ export function foldSystemMessages(body: unknown): FoldSystemMessagesResult {
   // (kept as a placeholder until we know where they go).
   const leading: { text: string; slot: number }[] = [];
 
-  for (const message of messages) {
+  for (const [index, message] of messages.entries()) {
     if (isSystemMessage(message)) {
       const text = systemMessageText(message);
       if (text === undefined) {
@@ -121,7 +132,11 @@ export function foldSystemMessages(body: unknown): FoldSystemMessagesResult {
         out.push(message);
         continue;
       }
-      if (lastUserMessage !== undefined) {
+      if (index === 1 && lastUserMessage !== undefined && lastUser === 0) {
+        lastUserMessage = prependBlocks(lastUserMessage, [foldedSystemBlock(text)]);
+        out[lastUser] = lastUserMessage;
+        folded += 1;
+      } else if (lastUserMessage !== undefined) {
         lastUserMessage = appendBlocks(lastUserMessage, [foldedSystemBlock(text)]);
         out[lastUser] = lastUserMessage;
         folded += 1;

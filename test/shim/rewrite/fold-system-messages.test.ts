@@ -8,12 +8,8 @@ function messagesOf(body: unknown): MessageView[] {
   return view(body).messages;
 }
 
-function lastBlock(message: Message | undefined): unknown {
-  return blocksOf(message?.content).at(-1);
-}
-
 describe('foldSystemMessages on captured Claude Code requests', () => {
-  it('folds messages[1] of the first request into the first user message, at its end', () => {
+  it('folds messages[1] (the environment block) of the first request to the START of the first user message, before git status and the task', () => {
     const body = capturedBody('session-write-bash-3-turns', 'req-001.json');
     const before = structuredClone(body);
     const systemText = String(blocksOf(messagesOf(body)[1]?.content)[0]?.text);
@@ -25,7 +21,9 @@ describe('foldSystemMessages on captured Claude Code requests', () => {
     const messages = messagesOf(result.body);
     expect(messages.map((m) => m.role)).toEqual(['user']);
     const original = blocksOf(messagesOf(before)[0]?.content);
-    expect(messages[0]?.content).toEqual([...original, { type: 'text', text: `<system>${systemText}</system>` }]);
+    expect(messages[0]?.content).toEqual([{ type: 'text', text: `<system>${systemText}</system>` }, ...original]);
+    // What every job in the repository shares (environment, git status) now comes before what is per-job (the task).
+    expect(String(blocksOf(messages[0]?.content).at(-1)?.text)).toBe(String(original.at(-1)?.text));
     // The input is not mutated.
     expect(body).toEqual(before);
   });
@@ -33,8 +31,8 @@ describe('foldSystemMessages on captured Claude Code requests', () => {
   it('folds to the same bytes whether the system message was last (array + cache_control) or not (string)', () => {
     const first = foldSystemMessages(capturedBody('session-write-bash-3-turns', 'req-001.json'));
     const second = foldSystemMessages(capturedBody('session-write-bash-3-turns', 'req-002.json'));
-    const a = JSON.stringify(lastBlock(messagesOf(first.body)[0]));
-    const b = JSON.stringify(lastBlock(messagesOf(second.body)[0]));
+    const a = JSON.stringify(blocksOf(messagesOf(first.body)[0]?.content)[0]);
+    const b = JSON.stringify(blocksOf(messagesOf(second.body)[0]?.content)[0]);
     expect(a.length).toBeGreaterThan(9000);
     expect(a).toBe(b);
     expect(a).not.toContain('cache_control');
@@ -116,7 +114,19 @@ describe('foldSystemMessages placement rules', () => {
 
   it('joins the texts of a multi-block system message with no separator, as the backends render them', () => {
     const body = { messages: [user('q'), { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }] };
-    expect(messagesOf(foldSystemMessages(body).body)[0]?.content).toEqual([{ type: 'text', text: 'q' }, foldedSystemBlock('ab')]);
+    expect(messagesOf(foldSystemMessages(body).body)[0]?.content).toEqual([foldedSystemBlock('ab'), { type: 'text', text: 'q' }]);
+  });
+
+  it('puts only the system message at messages[1] first; later ones after the first user message are appended', () => {
+    const body = { messages: [user('q'), { role: 'system', content: 'env' }, { role: 'system', content: 'later' }] };
+    expect(messagesOf(foldSystemMessages(body).body)).toEqual([user([foldedSystemBlock('env'), { type: 'text', text: 'q' }, foldedSystemBlock('later')])]);
+  });
+
+  it('folds the environment block the same way in every request of a session (first, then later turns)', () => {
+    const env = { role: 'system', content: 'env' };
+    const first = foldSystemMessages({ messages: [user('task'), env] }).body;
+    const later = foldSystemMessages({ messages: [user('task'), env, { role: 'assistant', content: 'a' }, user('more')] }).body;
+    expect(messagesOf(later)[0]).toEqual(messagesOf(first)[0]);
   });
 
   it.each([
