@@ -169,6 +169,19 @@ export interface SlotBoard {
 export interface SlotBoardOptions {
   readonly self?: ProcessIdentity;
   readonly alive?: (owner: ProcessIdentity) => boolean;
+  /** Told once when the state directory cannot hold the board and this process falls back to its own. */
+  readonly onLocalFallback?: (reason: string) => void;
+}
+
+/** Errors that mean the state directory cannot be written at all (as opposed to a busy lock). */
+const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EACCES', 'EPERM', 'EDQUOT']);
+
+function unwritableCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && UNWRITABLE.has(code)) return code;
+  }
+  return undefined;
 }
 
 export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}): SlotBoard {
@@ -224,7 +237,27 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
     await rename(temp, file);
   };
 
+  /**
+   * When the state directory cannot be written (full, read-only, not a directory), jobs
+   * must still run: this process then keeps a board of its own, for the rest of its life,
+   * and coordinates only its own jobs (said once through `onLocalFallback`).
+   */
+  let local: BoardData | undefined;
+  const changeLocal = <T>(fn: (draft: BoardDraft) => T): T => fn(new BoardDraft((local ??= empty()), self));
+
   const change = async <T>(fn: (draft: BoardDraft) => T): Promise<T> => {
+    if (local !== undefined) return changeLocal(fn);
+    try {
+      return await changeShared(fn);
+    } catch (err) {
+      const code = unwritableCode(err);
+      if (code === undefined) throw err;
+      options.onLocalFallback?.(`cannot write ${file} (${code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
+      return changeLocal(fn);
+    }
+  };
+
+  const changeShared = async <T>(fn: (draft: BoardDraft) => T): Promise<T> => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     return withFileLock(
       lock,
@@ -244,7 +277,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
   return {
     file,
     async read() {
-      return new BoardView(prune(await readData()).data, self);
+      return new BoardView(local ?? prune(await readData()).data, self);
     },
     change,
     enqueue: (request) => change((draft) => draft.enqueue(request)),

@@ -118,7 +118,7 @@ export interface JobManager {
 const SAVE_RETRY_MS = 2000;
 
 export function createJobManager(deps: JobManagerDeps): JobManager {
-  const board = deps.board ?? createSlotBoard(deps.stateDir);
+  const board = deps.board ?? createSlotBoard(deps.stateDir, { onLocalFallback: (reason) => deps.log.error('slot board: %s', reason) });
   const queue: QueuedJob[] = [];
   const active = new Map<string, Active>();
   /**

@@ -37,7 +37,7 @@ export function describeQueueEntry(q: QueueEntry): string {
 export function formatModelList(listing: ModelListing, audience: Audience = 'model'): string {
   const out: string[] = [
     `config: ${listing.config}`,
-    `server cwd (${audience === 'model' ? "run_agent's" : 'the'} default cwd for jobs): ${listing.server_cwd}`,
+    `server cwd (${audience === 'model' ? "run_agent's default cwd" : 'default folder for jobs'}): ${listing.server_cwd}`,
     `jobs load Claude Code settings from: ${describeSources(listing.setting_sources)}`,
     ...listing.warnings.map((w) => `warning: ${w}`),
     '',

@@ -131,7 +131,7 @@ describe('probing Ollama', () => {
     const s = await sim({ flavor: 'ollama', modelId: 'qwen3-coder:30b', context: 4096 });
     const p = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
     expect(p.models[0]?.warnings).toEqual([
-      'qwen3-coder:30b: context 4096 < 128k — Claude Code sessions will compact constantly (fine for one-shot local_complete); start the server with OLLAMA_CONTEXT_LENGTH=131072 ollama serve (or set num_ctx in a Modelfile)',
+      'qwen3-coder:30b: context 4096 < 128k — Claude Code sessions will compact constantly (fine for one-shot completions); start the server with OLLAMA_CONTEXT_LENGTH=131072 ollama serve (or set num_ctx in a Modelfile)',
     ]);
   });
 

@@ -82,7 +82,9 @@ describe('what the command line prints is written for a person', { timeout: 300_
     expect(show.stdout).toContain(`continue it: in Claude Code, ask Claude to resume localagents job ${interrupted}`);
     const cancel = await cli('cancel', elsewhere);
     expect(cancel.code).toBe(1);
-    expect(cancel.stderr).toContain(`ask Claude to cancel job ${elsewhere}`);
+    // Its owner is asked through the state directory; this one never answers, so the person gets the --force command.
+    expect(cancel.stderr).toContain(`did not answer the cancel request`);
+    expect(cancel.stderr).toContain(`localagents cancel --force ${elsewhere}`);
     const outputs = [show, cancel, await cli('show', interrupted, '--json'), await cli('jobs', '--all'), await cli('jobs', '--all', '--json'), await cli('log', interrupted)];
     const help = await runCli(['--help'], opts);
     outputs.push(help);

@@ -29,7 +29,8 @@ describe('nested delegation', () => {
   beforeAll(async () => {
     sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
     const dirs = makeDirs('la-nested-');
-    h = await startInProcess({ yaml: endpointYaml(sim.url), dirs, env: { LOCALAGENTS_STATE_DIR: dirs.state } });
+    // The riskiest set-up: the user brings their own settings (and so their user-scope MCP servers) into delegated sessions.
+    h = await startInProcess({ yaml: endpointYaml(sim.url, { defaults: '  setting_sources: [user, project, local]' }), dirs, env: { LOCALAGENTS_STATE_DIR: dirs.state } });
     // A second localagents of the same user, over HTTP, sharing the state directory.
     httpServer = startCli(['--config', dirs.config, '--transport', 'http', '--port', '0'], { cwd: dirs.repo, env: baseEnv(dirs, { LOCALAGENTS_STATE_DIR: dirs.state }) });
     expect(await until(() => /bearer token .*: (\S+)\n/.test(httpServer!.stderr()), 60_000)).toBe(true);
