@@ -18,7 +18,7 @@ const WRITE_BASH_ANSWER = (file: string): Script => [
   { text: 'Created hello.txt and listed the directory.' },
 ];
 
-describe('run_agent end to end', () => {
+describe('run_agent end to end', { timeout: 120_000 }, () => {
   let dirs: E2EDirs;
   let sim: Simulator;
   let mcp: Connected;
@@ -92,8 +92,8 @@ describe('run_agent end to end', () => {
   it('cancel_job ends a busy job and leaves no claude process behind', async () => {
     sim.setScript([{ text: 'never', delayMs: 120_000 }]);
     const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
-    // Wait until the session is talking to the backend.
-    expect(await until(() => sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined), 10_000, 100)).toBe(true);
+    // Wait until the session is talking to the backend (a loaded CI box can take a while to start Claude Code).
+    expect(await until(() => sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined), 60_000, 100)).toBe(true);
     const status = ok(await mcp.call('job_status', { job_id: started.id }));
     const pid = (JSON.parse(readFileSync(join(dirs.state, 'jobs', String(started.id), 'job.json'), 'utf8')) as { claude_pid: number }).claude_pid;
     expect(status.status).toBe('running');
