@@ -71,6 +71,16 @@ export const sourceCommit = (source: string): string => run('git', ['rev-parse',
 /** Path of the cached binary for this source commit (may not exist yet). */
 export const serverBinaryPath = (commit: string): string => join(cacheRoot(), 'build', commit, 'bin', 'llama-server');
 
+/** Ninja when the machine has it (faster incremental builds), else the Makefiles every CMake install supports. */
+const generator = (): string => {
+  try {
+    execFileSync('ninja', ['--version'], { stdio: 'ignore' });
+    return 'Ninja';
+  } catch {
+    return 'Unix Makefiles';
+  }
+};
+
 export const buildLlamaServer = async (): Promise<string> => {
   const source = ensureSource();
   const commit = sourceCommit(source);
@@ -84,7 +94,7 @@ export const buildLlamaServer = async (): Promise<string> => {
   await runWithProgress(
     'cmake',
     [
-      '-S', source, '-B', buildDir, '-G', 'Ninja',
+      '-S', source, '-B', buildDir, '-G', generator(),
       '-DCMAKE_BUILD_TYPE=Release',
       '-DGGML_NATIVE=OFF',
       '-DLLAMA_OPENSSL=OFF',

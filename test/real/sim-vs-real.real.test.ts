@@ -76,11 +76,14 @@ const CASES: Record<string, { path: string; body?: string; headers?: Record<stri
   'mid-conversation system message, streamed': { path: '/v1/messages', body: messagesBody({ stream: true, messages: [user('Hi.'), { role: 'system', content: 'env' }] }) },
   'no messages': { path: '/v1/messages', body: messagesBody({ messages: [] }) },
   'missing messages': { path: '/v1/messages', body: JSON.stringify({ model: 'tiny-qwen', max_tokens: 8 }) },
-  'malformed JSON': { path: '/v1/messages', body: '{"model": "tiny-qwen",' },
   'unknown path': { path: '/v1/nothing-here' },
   'count_tokens': { path: '/v1/messages/count_tokens', body: messagesBody({}) },
   'count_tokens, mid-conversation system': { path: '/v1/messages/count_tokens', body: messagesBody({ messages: [user('Hi.'), { role: 'system', content: 'env' }] }) },
 };
+
+/** Malformed bodies: every failure point of nlohmann's parser, whose words the server returns as a 500. */
+const MALFORMED = ['{"model": "tiny-qwen",', '{b', '{"a" 1}', '{"a": 1 "b": 2}', '[1 2]', '{"a": }', '{"a": tru}', '{"a": 1}x', '{"a": "open', '', '{"a": [1,]}', '{"a": 1,}', '{1: 2}', '{"a": -}'];
+for (const body of MALFORMED) CASES[`malformed JSON ${JSON.stringify(body)}`] = { path: '/v1/messages', body };
 
 /** A prompt well over 4096 tokens on either tokenizer. */
 const OVERFLOW = messagesBody({ messages: [user('lorem ipsum dolor sit amet '.repeat(1500))] });
@@ -106,7 +109,7 @@ describe('simulator vs real llama-server on the same requests', () => {
   beforeAll(async () => {
     real = await startTestServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT });
     realKeyed = await startTestServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT, apiKey: API_KEY });
-    const options = { flavor: 'llama.cpp', slots: 1, context: SLOT_CONTEXT, strictQwen: true, modelId: real.modelId, script: [{}] } as const;
+    const options = { flavor: 'llama.cpp', llamaBuild: 'sep2026', slots: 1, context: SLOT_CONTEXT, strictQwen: true, modelId: real.modelId, script: [{}] } as const;
     sim = await startSimulator(options);
     simKeyed = await startSimulator({ ...options, apiKey: API_KEY });
   });

@@ -7,6 +7,7 @@ export { COMPACTION_MARKER, COMPACTION_SUMMARY } from './script.js';
 export { DEFAULT_LLAMA_MODEL, DEFAULT_VLLM_MODEL } from './sim-state.js';
 export { fixturePath } from './fixtures-dir.js';
 export type {
+  LlamaBuild,
   ParsedRequest,
   RecordedRequest,
   Script,

@@ -3,6 +3,7 @@
  * order included: route errors are {code,message,type}, HTTP-layer errors are
  * {message,type,code}).
  */
+import type { LlamaBuild } from './types.js';
 
 export interface ErrorReply {
   readonly status: number;
@@ -61,7 +62,7 @@ export function endpointDisabled(name: 'metrics' | 'slots'): ErrorReply {
 }
 
 /** Template rejection: 500 with the raw Jinja text (Aug 2026 build) or 400 via the autoparser wrapper (b9553). */
-export function templateError(jinjaMessage: string, build: 'aug2026' | 'b9553'): ErrorReply {
+export function templateError(jinjaMessage: string, build: LlamaBuild): ErrorReply {
   if (build === 'b9553') {
     return llamaError(
       `Unable to generate parser for this template. Automatic parser generation failed: ${jinjaMessage}`,

@@ -12,8 +12,14 @@ import { LlamaMetrics } from './llama-metrics.js';
 import { SlotPool } from './llama-slots.js';
 import { nlohmannParseError } from './json-parse-error.js';
 import type { Exchange, SimState } from './sim-state.js';
+import type { LlamaBuild } from './types.js';
 
-const PUBLIC_PATHS = new Set(['/health', '/v1/health', '/models', '/v1/models', '/']);
+/** Paths served without the API key: backends.md §4.6 for b9553/August; the pinned source's server-http.cpp:251 for sep2026. */
+const PUBLIC_PATHS: Record<LlamaBuild, ReadonlySet<string>> = {
+  b9553: new Set(['/health', '/v1/health', '/models', '/v1/models', '/']),
+  aug2026: new Set(['/health', '/v1/health', '/models', '/v1/models', '/']),
+  sep2026: new Set(['/health', '/v1/health', '/']),
+};
 const PROCESS_START = Math.floor(performance.timeOrigin * 1000) % 1_000_000_000;
 
 export class LlamaHandler {
@@ -29,7 +35,7 @@ export class LlamaHandler {
     const reply = (e: ErrorReply): void => sendJson(ex.res, e.status, e.body);
     if (method === 'OPTIONS') return sendText(ex.res, 200, '');
     if (this.state.isLoading()) return reply(LOADING);
-    if (!PUBLIC_PATHS.has(path) && !this.authorized(ex)) return reply(INVALID_API_KEY);
+    if (!PUBLIC_PATHS[this.state.opts.llamaBuild].has(path) && !this.authorized(ex)) return reply(INVALID_API_KEY);
 
     if (method === 'GET') return this.handleGet(ex, path);
     if (method === 'POST' && (path === '/v1/messages' || path === '/v1/messages/count_tokens')) {

@@ -109,7 +109,7 @@ export function routerPropsBody(o: ResolvedOptions): Record<string, unknown> {
 
 function modelMeta(o: ResolvedOptions): Record<string, unknown> {
   return {
-    // The August 2026 build prints vocab_type as a boolean (captured); b9553 as a number.
+    // The August 2026 build prints vocab_type as a boolean (captured); b9553 and sep2026 as a number.
     vocab_type: o.llamaBuild === 'aug2026' ? true : 2,
     n_vocab: 248320,
     n_ctx: o.context,

@@ -3,6 +3,7 @@
  * the metric set of each build (b9553: 11 names; the August 2026 build adds
  * prompt_tokens_cached_total and three speculative-decoding counters).
  */
+import type { LlamaBuild } from './types.js';
 
 type Row = readonly [name: string, type: 'counter' | 'gauge', help: string, value: number];
 
@@ -32,9 +33,9 @@ export class LlamaMetrics {
     this.busySamples++;
   }
 
-  render(build: 'aug2026' | 'b9553', processing: number, deferred: number): string {
+  render(build: LlamaBuild, processing: number, deferred: number): string {
     const rate = (n: number, s: number): number => (s > 0 ? Math.round((n / s) * 100) / 100 : 0);
-    const aug = build === 'aug2026';
+    const aug = build !== 'b9553';
     const rows: Row[] = [
       ['prompt_tokens_total', 'counter', 'Number of prompt tokens processed, excluding cached tokens', this.promptTokens],
     ];

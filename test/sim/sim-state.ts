@@ -4,7 +4,7 @@
  * controllers of running generations (so close() can stop them).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RecordedRequest, Script, SimFlavor, SimStats, SimulatorOptions } from './types.js';
+import type { LlamaBuild, RecordedRequest, Script, SimFlavor, SimStats, SimulatorOptions } from './types.js';
 
 export interface ResolvedOptions {
   readonly flavor: SimFlavor;
@@ -13,7 +13,7 @@ export interface ResolvedOptions {
   readonly context: number;
   readonly nCtxTrain: number;
   readonly strictQwen: boolean;
-  readonly llamaBuild: 'aug2026' | 'b9553';
+  readonly llamaBuild: LlamaBuild;
   readonly buildInfo: string;
   readonly metrics: boolean;
   readonly slotsEndpoint: boolean;

@@ -3,6 +3,13 @@
  * script sees, and what the simulator records. No behaviour lives here.
  */
 
+/**
+ * The llama.cpp builds the simulator copies: b9553 (June 2026, fixtures in b9553/), the August 2026 build the
+ * fixtures were captured from, and sep2026, the source pinned by the real-server suite (node-llama-cpp 3.22.1,
+ * commit de3ff815, 2026-09-28), which differs from August in `/v1/models`: behind the API key, vocab_type a number.
+ */
+export type LlamaBuild = 'b9553' | 'aug2026' | 'sep2026';
+
 export type SimFlavor = 'llama.cpp' | 'vllm' | 'ollama';
 
 /** One tool call the scripted model makes. */
@@ -73,8 +80,8 @@ export interface SimulatorOptions {
   readonly nCtxTrain?: number;
   /** Render the real Qwen3.5 template and reject what it rejects, as the real server does. */
   readonly strictQwen?: boolean;
-  /** llama.cpp build whose template-error status and metric names are copied (default 'aug2026'). */
-  readonly llamaBuild?: 'aug2026' | 'b9553';
+  /** llama.cpp build whose template-error status, metric names and API-key rules are copied (default 'aug2026'). */
+  readonly llamaBuild?: LlamaBuild;
   /** llama.cpp `/props` build_info (default "b0-unknown", as a tarball build reports). */
   readonly buildInfo?: string;
   /** llama.cpp --metrics (default true). vLLM always serves /metrics. */
