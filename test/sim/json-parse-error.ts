@@ -6,7 +6,7 @@
  * character through the offending one (exact for the captured fixture).
  */
 
-interface Failure {
+export interface JsonFailure {
   readonly pos: number;
   readonly context: 'value' | 'object key' | 'object separator' | 'object' | 'array' | 'end';
   readonly eof: boolean;
@@ -20,11 +20,11 @@ class Scanner {
     while (this.i < this.s.length && ' \t\n\r'.includes(this.s.charAt(this.i))) this.i++;
   }
 
-  fail(context: Failure['context']): Failure {
+  fail(context: JsonFailure['context']): JsonFailure {
     return { pos: this.i, context, eof: this.i >= this.s.length };
   }
 
-  value(): Failure | undefined {
+  value(): JsonFailure | undefined {
     this.ws();
     const c = this.s.charAt(this.i);
     if (c === '{') return this.object();
@@ -51,7 +51,7 @@ class Scanner {
     return false;
   }
 
-  object(): Failure | undefined {
+  object(): JsonFailure | undefined {
     this.i++;
     this.ws();
     if (this.s.charAt(this.i) === '}') {
@@ -77,7 +77,7 @@ class Scanner {
     }
   }
 
-  array(): Failure | undefined {
+  array(): JsonFailure | undefined {
     this.i++;
     this.ws();
     if (this.s.charAt(this.i) === ']') {
@@ -106,19 +106,26 @@ function lineCol(s: string, pos: number): string {
   return `line ${line}, column ${col}`;
 }
 
+/**
+ * Where `text` stops being JSON and what the parser was reading there
+ * ('end': trailing text after a complete value); undefined for valid JSON.
+ */
+export function scanJson(text: string): JsonFailure | undefined {
+  const sc = new Scanner(text);
+  const f = sc.value();
+  if (f !== undefined) return f;
+  sc.ws();
+  return sc.i >= text.length ? undefined : sc.fail('end');
+}
+
 /** The message of nlohmann's parse_error.101 for `text`, or undefined when it is valid JSON. */
 export function nlohmannParseError(text: string): string | undefined {
   const prefix = '[json.exception.parse_error.101] parse error at ';
   if (text.trim() === '') {
     return `${prefix}line 1, column 1: attempting to parse an empty input; check that your input string or stream contains the expected JSON`;
   }
-  const sc = new Scanner(text);
-  let f = sc.value();
-  if (f === undefined) {
-    sc.ws();
-    if (sc.i >= text.length) return undefined;
-    f = sc.fail('end');
-  }
+  const f = scanJson(text);
+  if (f === undefined) return undefined;
   const where = lineCol(text, Math.min(f.pos, text.length - 1) + (f.eof ? 1 : 0));
   if (f.eof) return `${prefix}${where}: syntax error while parsing ${f.context === 'end' ? 'value' : f.context} - unexpected end of input`;
   const structural = Math.max(...['{', '[', ',', ':'].map((c) => text.lastIndexOf(c, f.pos - 1)));
