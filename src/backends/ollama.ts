@@ -4,11 +4,14 @@
  * Anthropic Messages API): /api/tags lists the installed models, any of which
  * Ollama loads on demand; /api/ps lists the loaded ones with the context
  * length they were loaded with. That is the real per-request window. A model
- * that is not loaded gets Ollama's default when it loads (4k below 24 GiB of
- * VRAM, 32k up to 48 GiB, 256k above) unless OLLAMA_CONTEXT_LENGTH or the
- * model's num_ctx says otherwise, so its window is reported as unknown with
- * that advice. (/api/show's `<arch>.context_length` is the trained maximum,
- * not the window Ollama allocates, so it is not used.)
+ * that is not loaded gets Ollama's default when it loads (2048 up to v0.6.6,
+ * 4096 from v0.6.7, by VRAM from v0.15.5: 4k below 24 GiB, 32k up to 48 GiB,
+ * 256k above) unless OLLAMA_CONTEXT_LENGTH or the model's num_ctx says
+ * otherwise, so its window is reported as unknown with that advice. Why it
+ * matters: Ollama never refuses a prompt longer than the window, it drops the
+ * oldest messages (server/prompt.go chatPrompt). (/api/show's
+ * `<arch>.context_length` is the trained maximum, not the window Ollama
+ * allocates, so it is not used.)
  */
 import { z } from 'zod';
 import { errorMessageOf, parseJson } from './http-get.js';
@@ -36,7 +39,10 @@ export const probeOllama: BackendProber = async (ctx) => {
     const context = loaded.get(m.name);
     const warnings = isLoaded
       ? contextWarning(m.name, context, OLLAMA_CONTEXT_ADVICE)
-      : [`${m.name}: not loaded; Ollama loads it on the first request with its default window (4k–256k by VRAM) unless ${OLLAMA_CONTEXT_ADVICE}`];
+      : [
+          `${m.name}: not loaded; its window is known once a request loads it (the model's num_ctx or OLLAMA_CONTEXT_LENGTH, else Ollama's default: ` +
+            `4k below 24 GiB of VRAM), and Ollama silently drops the oldest messages of a longer prompt; ${OLLAMA_CONTEXT_ADVICE}`,
+        ];
     return {
       id: m.name,
       aliases: m.model !== undefined && m.model !== m.name ? [m.model] : [],

@@ -385,9 +385,10 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     const config = await deps.loadConfig();
     // Still running here: its record (in memory) has not ended. Once it has, the session is free even if the job is still being wound up.
     const busy = (id: string): boolean => owned.has(id) && !FINISHED.has(current(id)?.status ?? 'running');
-    const { effective, resumeSession } = await resumeTarget(deps.store, request, busy);
+    const { effective, resumeSession, menuEntry: resumedEntry } = await resumeTarget(deps.store, request, busy);
     const requested = effective.model ?? config.defaults.model;
-    const menuEntry = requested === undefined ? undefined : findMenuEntry(config, requested);
+    const entryName = resumedEntry ?? requested;
+    const menuEntry = entryName === undefined ? undefined : findMenuEntry(config, entryName);
     const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv, menuEntry);
     // Fail fast on arguments and on a model that is nowhere, before a record exists.
     const seen = await observe(config);

@@ -13,11 +13,16 @@ export interface ResumeTarget {
   /** The request with the earlier job's model, endpoint and tree filled in. */
   readonly effective: RunRequest;
   readonly resumeSession: string | undefined;
+  /**
+   * The menu entry the earlier job resolved through. Its settings apply again: the
+   * served id in `effective.model` often differs from the entry's name and would miss it.
+   */
+  readonly menuEntry: string | undefined;
 }
 
 /** For `resume_job`: the same session, same model, same tree (Claude Code finds its transcript by cwd). */
 export async function resumeTarget(store: JobStore, request: RunRequest, busy: (id: string) => boolean): Promise<ResumeTarget> {
-  if (request.resumeJob === undefined) return { effective: request, resumeSession: undefined };
+  if (request.resumeJob === undefined) return { effective: request, resumeSession: undefined, menuEntry: undefined };
   const previous = await store.load(checkJobId(request.resumeJob, 'resume_job'));
   if (!previous.session_id) {
     throw new BadArgumentError('resume_job', `job ${previous.id} has no Claude Code session to resume (it never started one)`);
@@ -29,6 +34,7 @@ export async function resumeTarget(store: JobStore, request: RunRequest, busy: (
   return {
     effective: { ...request, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' },
     resumeSession: previous.session_id,
+    menuEntry: previous.model.menu_entry,
   };
 }
 

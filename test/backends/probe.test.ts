@@ -139,7 +139,9 @@ describe('probing Ollama', () => {
     const s = await sim({ flavor: 'ollama', modelId: 'qwen3-coder:30b', context: 32768, ollamaLoaded: false, script: [{ text: 'hi' }] });
     const before = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
     expect(before.models[0]).toMatchObject({ context: undefined, contextSource: 'unknown', routerStatus: 'unloaded' });
-    expect(before.models[0]?.warnings[0]).toContain('not loaded; Ollama loads it on the first request with its default window');
+    expect(before.models[0]?.warnings).toEqual([
+      "qwen3-coder:30b: not loaded; its window is known once a request loads it (the model's num_ctx or OLLAMA_CONTEXT_LENGTH, else Ollama's default: 4k below 24 GiB of VRAM), and Ollama silently drops the oldest messages of a longer prompt; start the server with OLLAMA_CONTEXT_LENGTH=131072 ollama serve (or set num_ctx in a Modelfile)",
+    ]);
     const res = await fetch(`${s.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-coder:30b', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) });
     expect(res.status).toBe(200);
     const after = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);

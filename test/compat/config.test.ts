@@ -140,7 +140,7 @@ describe("the original localagents' models.yaml and sidecar", () => {
     expect(asked).toMatchObject({ available: false, host: 'gpu-box', notes: 'agentic coder', bring_up: 'llama-server -hf mistralai/Devstral-Small-GGUF --jinja\n--port 8081' });
   });
 
-  it("run_agent through the menu entry: its preferred endpoint is down, so another serving it is used; its env, max_turns and permission_mode apply; the user's CLAUDE.md stays out", async () => {
+  it("run_agent through the menu entry: its preferred endpoint is down, so another serving it is used; its env, max_turns and permission_mode apply, also when the job is resumed; the user's CLAUDE.md stays out", async () => {
     sim.setScript([{ toolUse: { name: 'Bash', input: { command: 'echo "mark=$COMPAT_MARK endpoint=$COMPAT_ENDPOINT_MARK"', description: 'Print the marks' } } }, { text: 'done' }]);
     const record = ok(await server.call('run_agent', { task: 'Print the marks, then say done.', model: 'qwen3.8-27b', wait_s: 100 }));
     // The menu entry's env wins over the endpoint's; the endpoint's other keys still apply.
@@ -165,7 +165,25 @@ describe("the original localagents' models.yaml and sidecar", () => {
     expect(logDir).toBe(join(dirs.state, 'jobs', String(record.id)));
     for (const file of ['transcript.txt', 'events.jsonl', 'requests.jsonl']) expect(existsSync(join(logDir, file))).toBe(true);
     expect(text(await server.call('job_status', { job_id: record.id }))).toContain(`logs: ${logDir}`);
-  }, 150_000);
+
+    // Resuming continues under the same menu entry: the record names the served id, but the entry's settings come back.
+    const before = sim.requests.length;
+    sim.setScript((req) =>
+      req.lastUserText.includes('Print the mark once more')
+        ? { toolUse: { name: 'Bash', input: { command: 'echo "again=$COMPAT_MARK"', description: 'Print the mark again' } } }
+        : { text: 'done again' },
+    );
+    const resumed = ok(await server.call('run_agent', { task: 'Print the mark once more.', resume_job: record.id, wait_s: 100 }));
+    expect(resumed).toMatchObject({
+      status: 'succeeded',
+      resumed_from: record.id,
+      permission_mode: 'default',
+      max_turns: 7,
+      model: { menu_entry: 'qwen3.8-27b', served: DEFAULT_LLAMA_MODEL, endpoint: 'gpu' },
+    });
+    const resumedBodies = sim.requests.slice(before).filter((r) => r.path === '/v1/messages').map((r) => r.bodyText);
+    expect(resumedBodies.some((b) => b.includes('again=from-menu-entry'))).toBe(true);
+  }, 250_000);
 
   it("run_agent's endpoint argument stays a hard pin: the menu entry's live endpoint is not used instead", async () => {
     const refused = await server.call('run_agent', { task: 'Say done.', model: 'qwen3.8-27b', endpoint: 'dgx' });

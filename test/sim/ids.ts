@@ -1,6 +1,7 @@
 /**
  * Id generators shaped like the real servers' ids (llama.cpp `random_string`,
- * vLLM `random_uuid`), so clients that look at ids see realistic values.
+ * vLLM `random_uuid`, Ollama `generateID`), so clients that look at ids see
+ * realistic values.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
@@ -35,4 +36,14 @@ export function vllmMessageId(): string {
 
 export function vllmToolId(): string {
   return `chatcmpl-tool-${uuidHex()}`;
+}
+
+/** Ollama `generateID(prefix)`: prefix, "_", 12 random bytes in hex ("msg_…" message ids, "req_…" error request ids). */
+export function ollamaId(prefix: 'msg' | 'req'): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+/** Ollama `toolCallId()`: "call_" and 8 characters of [a-z0-9]. */
+export function ollamaToolId(): string {
+  return `call_${randomAlnum(8).toLowerCase()}`;
 }

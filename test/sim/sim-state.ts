@@ -34,12 +34,13 @@ export interface ResolvedOptions {
 
 export const DEFAULT_LLAMA_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 export const DEFAULT_VLLM_MODEL = 'qwen3.8-27b';
+export const DEFAULT_OLLAMA_MODEL = 'qwen3.8:27b';
 
 export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
-  const llama = o.flavor !== 'vllm'; // Ollama generates through the llama.cpp engine
+  const llama = o.flavor !== 'vllm'; // Ollama: OLLAMA_NUM_PARALLEL defaults to 1, like llama.cpp's one slot
   return {
     flavor: o.flavor,
-    modelId: o.modelId ?? (llama ? DEFAULT_LLAMA_MODEL : DEFAULT_VLLM_MODEL),
+    modelId: o.modelId ?? { 'llama.cpp': DEFAULT_LLAMA_MODEL, vllm: DEFAULT_VLLM_MODEL, ollama: DEFAULT_OLLAMA_MODEL }[o.flavor],
     slots: Math.max(1, o.slots ?? (llama ? 1 : 4)),
     context: o.context ?? 131072,
     nCtxTrain: o.nCtxTrain ?? 262144,

@@ -1,7 +1,7 @@
 /**
  * startSimulator(): the in-process fake backend. Owns the node:http server on
  * 127.0.0.1 (listening, going down, coming back on the same port), reads and
- * records every request, and hands it to the llama.cpp or vLLM handler.
+ * records every request, and hands it to the llama.cpp, vLLM or Ollama handler.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -93,7 +93,7 @@ class SimulatorImpl implements Simulator {
       this.state.loadingUntil = Date.now() + ms;
       return;
     }
-    // vLLM does not listen while it loads: refuse connections, then come back on the same port.
+    // vLLM does not listen while it loads (nor does a restarting Ollama): refuse connections, then come back on the same port.
     void this.setDown(true).then(() => {
       if (this.closed) return;
       this.relistenTimer = setTimeout(() => void this.setDown(false), ms);
@@ -158,7 +158,7 @@ class SimulatorImpl implements Simulator {
   }
 }
 
-/** Starts a fake llama-server or vLLM on 127.0.0.1 with a free port. */
+/** Starts a fake llama-server, vLLM or Ollama on 127.0.0.1 with a free port. */
 export async function startSimulator(opts: SimulatorOptions): Promise<Simulator> {
   const state = new SimState(resolveOptions(opts), opts.script, opts.flavor === 'llama.cpp' ? (opts.loadingMs ?? 0) : 0);
   const server = createServer();

@@ -71,14 +71,14 @@ export type Script = readonly Turn[] | ScriptFn;
 
 export interface SimulatorOptions {
   readonly flavor: SimFlavor;
-  /** Served id. llama.cpp: the alias; vLLM: the only accepted --served-model-name. */
+  /** Served id. llama.cpp: the alias; vLLM: the only accepted --served-model-name; Ollama: the one installed model (default qwen3.8:27b). */
   readonly modelId?: string;
-  /** llama.cpp: total_slots (default 1). vLLM: max running requests (default 4); the rest wait. */
+  /** llama.cpp: total_slots (default 1). vLLM: max running requests (default 4). Ollama: OLLAMA_NUM_PARALLEL (default 1). The rest wait. */
   readonly slots?: number;
-  /** llama.cpp: per-slot n_ctx (default 131072). vLLM: max_model_len. */
+  /** llama.cpp: per-slot n_ctx (default 131072). vLLM: max_model_len. Ollama: the num_ctx the model is loaded with (/api/ps context_length). */
   readonly context?: number;
   readonly nCtxTrain?: number;
-  /** Render the real Qwen3.5 template and reject what it rejects, as the real server does. */
+  /** Render the real Qwen3.5 template and reject what it rejects, as the real server does (Ollama: as its strict renderers do). */
   readonly strictQwen?: boolean;
   /** llama.cpp build whose template-error status, metric names and API-key rules are copied (default 'aug2026'). */
   readonly llamaBuild?: LlamaBuild;
@@ -103,7 +103,7 @@ export interface SimulatorOptions {
   readonly prefillMsPerToken?: number;
   /** llama.cpp --sse-ping-interval: ":\n\n" comments while a streamed prompt is processed (default 30000 ms). */
   readonly ssePingMs?: number;
-  /** Serve /v1/messages/count_tokens (default true). */
+  /** Serve /v1/messages/count_tokens (default true; Ollama never has it). */
   readonly countTokens?: boolean;
   /** llama.cpp --slot-prompt-similarity (default 0.10). */
   readonly slotPromptSimilarity?: number;

@@ -15,10 +15,11 @@ const PARSER_GENERATION = 'Unable to generate parser for this template';
 /**
  * Guard texts of common chat templates, for backends that report the raised
  * message bare (vLLM: a jinja2 TemplateError becomes a 500 `internal_error`
- * whose message is just this text).
+ * whose message is just this text; Ollama's Go renderers say it in lower case,
+ * "system message must be at the beginning", as a 500 `api_error`, #17774).
  */
 const TEMPLATE_GUARDS = [
-  /System message must be at the beginning\.?/,
+  /System message must be at the beginning\.?/i,
   /Conversation roles must alternate user\/assistant[^\n]*/,
   /No user query found in messages\.?/,
 ];

@@ -110,6 +110,17 @@ describe('translateBackendError: chat template errors → 400, x-should-retry: f
     expect(result).toMatchObject({ status: 400, kind: 'template', headers: { 'x-should-retry': 'false' } });
     expect(result.body.error.message).toContain('(vLLM chat template error, HTTP 500.');
   });
+
+  it("Ollama's strict renderer words it in lower case, in its own Anthropic envelope (ollama/ollama#17774)", () => {
+    // middleware/anthropic.go writeError → NewError(500, …): api_error plus a request id.
+    const body = { type: 'error', error: { type: 'api_error', message: 'system message must be at the beginning' }, request_id: 'req_0f3c9a1be2d4475a8c1e6b20' };
+    const result = translateBackendError({ status: 500, body: JSON.stringify(body), backend: 'ollama', endpoint: 'box' });
+    expect(result).toMatchObject({ status: 400, kind: 'template', headers: { 'x-should-retry': 'false' } });
+    expect(result.body.error.message).toBe(
+      "The model server's chat template rejected the request: system message must be at the beginning (Ollama chat template error, HTTP 500. " +
+        'Retrying the same request will not help: the conversation needs a layout this template accepts, or the server a different --chat-template.)',
+    );
+  });
 });
 
 describe('translateBackendError: loading and availability', () => {
