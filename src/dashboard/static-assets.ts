@@ -23,7 +23,7 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
 };
 
-const OWN = ['index.html', 'style.css', 'app.mjs', 'dom.mjs', 'endpoints-view.mjs', 'jobs-table.mjs', 'job-page.mjs', 'charts.mjs'];
+const OWN = ['index.html', 'style.css', 'app.mjs', 'dom.mjs', 'endpoints-view.mjs', 'jobs-table.mjs', 'job-page.mjs', 'charts.mjs', 'menu-view.mjs'];
 const UPLOT = ['uPlot.iife.min.js', 'uPlot.min.css'];
 
 function uplotDir(): string {
