@@ -25,6 +25,8 @@ export interface LocalAgentsErrorOptions extends ErrorOptions {
   details?: ErrorDetails;
   /** The same facts worded for a person at a terminal, when `message`/`hint` speak to the calling model. */
   forPerson?: { readonly message: string; readonly hint?: string | undefined };
+  /** The facts alone, for a job record that the model and a person both read; by default the person's message. */
+  forRecord?: string;
 }
 
 export class LocalAgentsError extends Error {
@@ -33,6 +35,8 @@ export class LocalAgentsError extends Error {
   readonly details: ErrorDetails;
   /** message and hint for a person (CLI, dashboard); the same as for the model unless worded apart. */
   readonly forPerson: { readonly message: string; readonly hint?: string | undefined };
+  /** What a job record stores of this error: no instruction to either audience. */
+  readonly forRecord: string;
 
   constructor(code: ErrorCode, message: string, options: LocalAgentsErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -41,6 +45,7 @@ export class LocalAgentsError extends Error {
     this.hint = options.hint;
     this.details = options.details ?? {};
     this.forPerson = options.forPerson ?? { message, hint: options.hint };
+    this.forRecord = options.forRecord ?? this.forPerson.message;
   }
 }
 

@@ -3,7 +3,7 @@
  * slots and queue. A plain projection of list_models' listing; no probing here.
  */
 import { describeQueueEntry, describeSlotUse } from '../registry/format-model-list.js';
-import type { EndpointListing, ModelListing } from '../registry/model-list.js';
+import type { EndpointListing, MenuListing, ModelListing } from '../registry/model-list.js';
 
 export interface EndpointView {
   readonly name: string;
@@ -32,6 +32,9 @@ export interface EndpointsView {
   /** When the listing was taken (ISO). */
   readonly at: string;
   readonly endpoints: readonly EndpointView[];
+  /** The model menu with where each entry is live now. */
+  readonly menu: readonly MenuListing[];
+  readonly defaultModel: string | undefined;
   /** Config problems, or why there is no listing at all. */
   readonly warnings: readonly string[];
   readonly error: string | undefined;
@@ -58,9 +61,16 @@ function endpointView(e: EndpointListing): EndpointView {
 }
 
 export function endpointsView(listing: ModelListing, at: Date): EndpointsView {
-  return { at: at.toISOString(), endpoints: listing.endpoints.map(endpointView), warnings: listing.warnings, error: undefined };
+  return {
+    at: at.toISOString(),
+    endpoints: listing.endpoints.map(endpointView),
+    menu: listing.menu,
+    defaultModel: listing.default_model,
+    warnings: listing.warnings,
+    error: undefined,
+  };
 }
 
 export function endpointsFailure(message: string, at: Date): EndpointsView {
-  return { at: at.toISOString(), endpoints: [], warnings: [], error: message };
+  return { at: at.toISOString(), endpoints: [], menu: [], defaultModel: undefined, warnings: [], error: message };
 }

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
 import { BadArgumentError, errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
 import { jobDetail } from './job-detail.js';
 import { jobRow } from './job-row.js';
@@ -61,7 +62,8 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
     if (noToken) return sendText(res, 403, `${noToken.message}\n`);
     if (url.pathname === '/') {
       const page = await assets.get('index.html');
-      return page ? sendBody(res, page.type, page.body, req.method === 'HEAD') : sendText(res, 500, 'page missing\n');
+      if (!page) return sendText(res, 500, 'page missing\n');
+      return sendBody(res, page.type, pageWithFirstPaint(page.body, await firstPaint(rows, () => app.loadConfig(), opts.log)), req.method === 'HEAD');
     }
     if (url.pathname === '/api/events') return feed.attach(res);
     if (url.pathname === '/api/jobs') return sendJson(res, 200, { jobs: await rows() });

@@ -1,20 +1,15 @@
 /**
- * The page's files: our own HTML/CSS/JS from src/dashboard/public (no build
- * step) and uPlot from node_modules (no CDN: the dashboard must work offline).
- * Only the names listed here are served, so no request path reaches the disk.
+ * The page's files: our own HTML/CSS/JS and uPlot (no CDN: the dashboard must
+ * work offline), read through asset-files.ts (from disk, or from the plugin
+ * bundle itself). Only the names listed here are served, so no request path
+ * reaches the disk.
  */
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readAssetFile, type AssetSource } from './asset-files.js';
 
 export interface Asset {
   readonly body: Buffer;
   readonly type: string;
 }
-
-// src/dashboard/*.ts and dist/dashboard/*.js are both two levels below the package root.
-const PUBLIC_DIR = fileURLToPath(new URL('../../src/dashboard/public/', import.meta.url));
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -23,12 +18,9 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
 };
 
-const OWN = ['index.html', 'style.css', 'app.mjs', 'dom.mjs', 'endpoints-view.mjs', 'jobs-table.mjs', 'job-page.mjs', 'charts.mjs'];
-const UPLOT = ['uPlot.iife.min.js', 'uPlot.min.css'];
-
-function uplotDir(): string {
-  return join(dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
-}
+export const OWN_ASSETS = ['index.html', 'style.css', 'app.mjs', 'dom.mjs', 'endpoints-view.mjs', 'jobs-table.mjs', 'job-page.mjs', 'charts.mjs', 'menu-view.mjs'];
+/** uPlot's files in its dist/; scripts/bundle.mjs embeds the same two. */
+export const UPLOT_ASSETS = ['uPlot.iife.min.js', 'uPlot.min.css'];
 
 function typeOf(name: string): string {
   return TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
@@ -43,13 +35,13 @@ export function createAssetStore(): AssetStore {
   const cache = new Map<string, Promise<Asset>>();
   return {
     get(name) {
-      let file: string;
-      if (OWN.includes(name)) file = join(PUBLIC_DIR, name);
-      else if (UPLOT.includes(name)) file = join(uplotDir(), name);
+      let source: AssetSource;
+      if (OWN_ASSETS.includes(name)) source = 'own';
+      else if (UPLOT_ASSETS.includes(name)) source = 'uplot';
       else return Promise.resolve(undefined);
       let asset = cache.get(name);
       if (asset === undefined) {
-        asset = readFile(file).then((body) => ({ body, type: typeOf(name) }));
+        asset = readAssetFile(source, name).then((body) => ({ body, type: typeOf(name) }));
         // A failed read is retried next time rather than remembered.
         asset.catch(() => cache.delete(name));
         cache.set(name, asset);

@@ -299,7 +299,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       } catch (err) {
         const graceMs = seen.config.defaults.queue_grace_s * 1000;
         if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
-          await settleQueued(q, { status: 'failed', error: err.message });
+          await settleQueued(q, { status: 'failed', error: err.forRecord, error_code: err.code });
         }
       }
     }

@@ -132,7 +132,10 @@ export const jobRecordSchema = z.object({
   /** The most recent backend errors (at most 20), each explained. */
   backend_errors: z.array(backendErrorSchema).optional(),
   result: z.string().optional(),
+  /** What went wrong, as facts both audiences read (no "ask the user"): each edge adds its own next step. */
   error: z.string().optional(),
+  /** The error's code when localagents itself ended the job (model_unavailable: its model stopped being served). */
+  error_code: z.string().optional(),
   worktree: worktreeSchema.optional(),
   metrics: metricsDeltaSchema.optional(),
   queue: z.object({ position: z.number(), waiting_for: z.string() }).optional(),

@@ -5,12 +5,21 @@
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { inFlightLine } from '../jobs/in-flight-line.js';
+import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
 import { explanationText } from '../shim/translate/error-catalogue.js';
 
-/** The record as the calling Claude sees it: the resumable error names the call that resumes it. */
+/** The record's error with the next step for the calling Claude: the call that resumes it, or what to tell the user. */
+function errorForModel(record: JobRecord): string | undefined {
+  if (record.error === undefined) return undefined;
+  if (record.status === 'interrupted' && record.session_id !== undefined) return `${record.error}; continue it with run_agent(resume_job="${record.id}")`;
+  if (record.error_code === 'model_unavailable') return `${record.error} ${UNAVAILABLE_FOR_MODEL}`;
+  return record.error;
+}
+
+/** The record as the calling Claude sees it. */
 export function jobView(record: JobRecord): Record<string, unknown> {
-  const resumable = record.status === 'interrupted' && record.session_id !== undefined && record.error !== undefined;
-  return { ...record, ...(resumable ? { error: `${record.error}; continue it with run_agent(resume_job="${record.id}")` } : {}), elapsed_s: elapsedSeconds(record) };
+  const error = errorForModel(record);
+  return { ...record, ...(error === undefined ? {} : { error }), elapsed_s: elapsedSeconds(record) };
 }
 
 /** One readable paragraph: the job log's human reader and the calling Claude both start here. */
@@ -36,7 +45,8 @@ export function jobSummary(record: JobRecord): string {
   for (const warning of record.warnings) lines.push(`warning: ${warning}`);
   if (record.log_dir) lines.push(`logs: ${record.log_dir} (transcript.txt, events.jsonl, requests.jsonl)`);
   if (record.result) lines.push(`result: ${record.result}`);
-  if (record.error) lines.push(`error: ${record.error}`);
+  const error = errorForModel(record);
+  if (error) lines.push(`error: ${error}`);
   if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
   else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
   else if (record.status === 'interrupted' && record.session_id) lines.push(`Continue it with run_agent(resume_job="${record.id}", task="…").`);

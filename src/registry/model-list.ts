@@ -4,7 +4,7 @@
  * entry is live right now. Pure: built from config, probes and job counts.
  */
 import type { EndpointProbe } from '../backends/types.js';
-import type { Config } from '../config/schema.js';
+import type { Config, ModelMenuEntry } from '../config/schema.js';
 import type { EndpointJobs, QueueEntry } from '../jobs/job-manager.js';
 import { slotUse, type SlotUse } from '../jobs/placement.js';
 import { matchName } from './match.js';
@@ -53,6 +53,11 @@ export const PERSON_NEXT_STEPS =
   'To delegate a task: localagents run --model NAME "the task" from the project to work on, or ask Claude in Claude Code to delegate it to a local model. ' +
   "Treat the local model's work as a draft: review the files it touched (localagents diff JOB for worktree jobs) before relying on it.";
 
+/** What the config alone says of a menu entry (no probing): the dashboard shows it before the first probe. */
+export function menuEntryFacts(entry: ModelMenuEntry): Omit<MenuListing, 'live_on'> {
+  return { name: entry.name, notes: entry.notes, host: entry.host, bring_up: entry.bring_up, tags: entry.tags ?? [], preferred_endpoint: entry.endpoint };
+}
+
 export function buildModelList(
   config: Config,
   probes: readonly EndpointProbe[],
@@ -72,7 +77,7 @@ export function buildModelList(
       .flatMap((p) => p.models.filter((m) => matchName(term, [m.id, ...m.aliases]) !== undefined).map((m) => `${p.endpoint}/${m.id}`));
     // The preferred endpoint first: that is where a job for this entry goes when it can.
     liveOn.sort((a, b) => Number(!a.startsWith(`${entry.endpoint}/`)) - Number(!b.startsWith(`${entry.endpoint}/`)));
-    return { name: entry.name, notes: entry.notes, host: entry.host, bring_up: entry.bring_up, tags: entry.tags ?? [], preferred_endpoint: entry.endpoint, live_on: liveOn };
+    return { ...menuEntryFacts(entry), live_on: liveOn };
   });
   return {
     config: config.path ?? `(none found; searched ${(config.searched ?? []).join(', ')})`,

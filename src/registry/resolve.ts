@@ -129,20 +129,25 @@ interface UnavailableFacts {
   readonly serving: string;
 }
 
-/** The facts of a model_unavailable error, worded for the calling model (who must tell the user) or for the user. */
-function unavailableWords(f: UnavailableFacts, audience: Audience): { message: string; hint: string } {
-  const who = audience === 'model' ? 'Ask the user to start' : 'Start';
-  const parts = [
-    f.requested === undefined
-      ? `No model is running on any configured endpoint. ${who} one.`
-      : `${f.requested} is not running anywhere. ${who} it${f.host ? ` on ${f.host}` : ''}.`,
-  ];
+/** What the calling model does with a model_unavailable, in its error and in a job record that failed with one. */
+export const UNAVAILABLE_FOR_MODEL = 'Relay this to the user; localagents never starts models itself.';
+
+/** Who should start the model: the calling model asks the user, a person does it; a job record only states the facts. */
+function nextStep(f: UnavailableFacts, audience: Audience | 'record'): string {
+  const it = f.requested === undefined ? 'one' : 'it';
+  if (audience === 'record') return f.host && f.requested !== undefined ? `Its host: ${f.host}.` : '';
+  return `${audience === 'model' ? 'Ask the user to start' : 'Start'} ${it}${f.host && f.requested !== undefined ? ` on ${f.host}` : ''}.`;
+}
+
+/** The facts of a model_unavailable error, worded for the calling model (who must tell the user), for the user, or for a job record. */
+function unavailableWords(f: UnavailableFacts, audience: Audience | 'record'): { message: string; hint: string | undefined } {
+  const parts = [f.requested === undefined ? 'No model is running on any configured endpoint.' : `${f.requested} is not running anywhere.`, nextStep(f, audience)];
   if (f.notes) parts.push(`Note: ${f.notes}`);
   if (f.bringUp) parts.push(`Start command: ${f.bringUp}`);
   if (f.loading.length > 0) parts.push(`Still loading: ${f.loading.join(', ')} — it may appear shortly.`);
   parts.push(f.serving);
-  const hint = audience === 'model' ? 'Relay this to the user; localagents never starts models itself.' : 'localagents never starts models itself; localagents models shows what each server serves now.';
-  return { message: parts.join(' '), hint };
+  const hints = { model: UNAVAILABLE_FOR_MODEL, person: 'localagents never starts models itself; localagents models shows what each server serves now.', record: undefined };
+  return { message: parts.filter(Boolean).join(' '), hint: hints[audience] };
 }
 
 /** The `model_unavailable` error: the calling Claude can relay its message as is; a terminal gets the person's wording. */
@@ -160,6 +165,7 @@ export function unavailable(
   return new LocalAgentsError('model_unavailable', forModel.message, {
     hint: forModel.hint,
     forPerson: unavailableWords(facts, 'person'),
+    forRecord: unavailableWords(facts, 'record').message,
     details: {
       requested,
       notes: menuEntry?.notes,

@@ -12,7 +12,8 @@ import { startSimulator, type Simulator } from '../sim/index.js';
 import { endpointYaml, errorOf, ok, startInProcess, textOf, type InProcess } from '../reliability/in-process.js';
 
 const UNKNOWN_ID = '20261129-111500-7gk2mq4xrz9d';
-const notAJobId = (arg: string, value: string): string => `${arg} "${value.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d (see list_jobs)`;
+const notAJobId = (arg: string, value: string): string =>
+  `${arg} "${value.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d, a prefix of it or of its last part, or last`;
 
 /** Rejected by the tool's input schema (the SDK's wording): the message names the tool and the argument. */
 interface SchemaCase {

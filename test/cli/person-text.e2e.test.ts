@@ -11,9 +11,9 @@ import { createJobStore } from '../../src/jobs/job-store.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { makeRecord, seedJob } from '../dashboard/fixtures.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { MODEL_WORDS } from '../helpers/model-words.js';
 import { runCli, type CliOptions, type CliResult } from './cli-process.js';
 
-const MODEL_WORDS = /\b(run_agent|wait_job|list_models|job_status|job_log|list_jobs|cancel_job|register_endpoint|register_model|local_complete)\b|relay|ask the user/i;
 
 function text(result: CliResult): string {
   return `${result.stdout}\n${result.stderr}`;

@@ -14,14 +14,57 @@ import type { JobRecord, JobStatus } from '../../src/jobs/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeTestApp, type TestApp } from './dashboard-app.js';
-import { makeRecord, seedJob, sessionRequests } from './fixtures.js';
+import { makeRecord, seedJob, sessionRequests, type RequestSpec } from './fixtures.js';
 import { findChromium } from '../helpers/find-chromium.js';
+import { MODEL_WORDS } from '../helpers/model-words.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = join(REPO_ROOT, 'test-output');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const FEATURED_REQUESTS = 30;
 const OTHER_JOBS = 130;
+const TOTAL_JOBS = OTHER_JOBS + 5;
+const BRING_UP = 'llama-server -hf unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL --port 8080 -c 131072';
+/** A short job: three small prompts (about 1.2k–1.6k tokens against a 131k context), 420 ms of requests. */
+const QUICK_REQUESTS: RequestSpec[] = [
+  { cached: 0, fresh: 1_180, output: 24, ttfbMs: 95, totalMs: 180 },
+  { cached: 1_204, fresh: 160, output: 31, ttfbMs: 60, totalMs: 140 },
+  { cached: 1_395, fresh: 210, output: 18, ttfbMs: 70, totalMs: 100 },
+];
+/** Every request about one second: the latency axis must still tell its ticks apart. */
+const STEADY_REQUESTS: RequestSpec[] = [0, 1, 2, 3, 4].map((i) => ({ cached: 20_000 + i * 900, fresh: 900, output: 40, ttfbMs: 996 + i, totalMs: 1_002 + 2 * i }));
+
+/**
+ * Runs in the page (a string: the tests compile without the DOM types). Finds
+ * the legend entry `label` of `chart`, takes its swatch's colour, and counts
+ * the canvas pixels of exactly that colour: how many, and the tallest column.
+ */
+const LEGEND_COLOUR_ON_CANVAS = `(chart, label, part) => {
+  const root = document.querySelector(chart);
+  const row = [...root.querySelectorAll('.u-series')].find((r) => r.querySelector('.u-label')?.textContent === label);
+  if (!row) return { pixels: -1, tallest: -1 };
+  const style = getComputedStyle(row.querySelector('.u-marker'));
+  const [r, g, b] = (part === 'fill' ? style.backgroundColor : style.borderTopColor).match(/\\d+/g).map(Number);
+  const canvas = root.querySelector('canvas');
+  const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+  let pixels = 0;
+  let tallest = 0;
+  for (let x = 0; x < canvas.width; x++) {
+    let column = 0;
+    for (let y = 0; y < canvas.height; y++) {
+      const i = (y * canvas.width + x) * 4;
+      if (data[i] === r && data[i + 1] === g && data[i + 2] === b) column++;
+    }
+    pixels += column;
+    tallest = Math.max(tallest, column);
+  }
+  return { pixels, tallest };
+}`;
+
+async function drawnAs(page: Page, chart: string, label: string, part: 'fill' | 'stroke' = 'fill'): Promise<{ pixels: number; tallest: number }> {
+  const args = [chart, label, part].map((a) => JSON.stringify(a)).join(', ');
+  return page.evaluate<{ pixels: number; tallest: number }>(`(${LEGEND_COLOUR_ON_CANVAS})(${args})`);
+}
 
 describe('dashboard in Chromium', () => {
   let sim: Simulator;
@@ -31,6 +74,10 @@ describe('dashboard in Chromium', () => {
   let browser: Browser;
   let page: Page;
   let featured: JobRecord;
+  let failing: JobRecord;
+  let waiting: JobRecord;
+  let quick: JobRecord;
+  let steady: JobRecord;
 
   beforeAll(async () => {
     sim = await startSimulator({ flavor: 'llama.cpp', slots: 2, context: 131072 });
@@ -58,11 +105,40 @@ describe('dashboard in Chromium', () => {
         sessionRequests(n),
       );
     }
-    await seedJob(
+    failing = await seedJob(
       t.app.store,
       makeRecord({ created: new Date(Date.now() - 3_600_000), status: 'failed', error: 'Claude Code ended with an error: prompt is too long', result: undefined, task_preview: 'Port the whole test suite to node:test.' }),
       sessionRequests(22, { failLast: true }),
     );
+    const started = Date.now() - 5_000;
+    waiting = await seedJob(
+      t.app.store,
+      makeRecord({
+        created: new Date(started - 400),
+        status: 'running',
+        started_at: new Date(started).toISOString(),
+        finished_at: undefined,
+        result: undefined,
+        num_turns: 0,
+        tool_calls: 0,
+        files_touched: [],
+        usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
+        task_preview: 'Rename the config loader and fix its imports.',
+      }),
+    );
+    const quickAt = new Date(Date.now() - 7_200_000);
+    quick = await seedJob(
+      t.app.store,
+      makeRecord({
+        created: quickAt,
+        started_at: quickAt.toISOString(),
+        finished_at: new Date(quickAt.getTime() + 420).toISOString(),
+        num_turns: 3,
+        task_preview: 'Say which Node version package.json pins.',
+      }),
+      QUICK_REQUESTS,
+    );
+    steady = await seedJob(t.app.store, makeRecord({ created: new Date(Date.now() - 9_000_000), num_turns: 5, task_preview: 'List the exported functions of src/log.ts.' }), STEADY_REQUESTS);
     featured = await seedJob(
       t.app.store,
       makeRecord({
@@ -103,7 +179,7 @@ describe('dashboard in Chromium', () => {
     await page.waitForSelector(`tr[data-id="${featured.id}"][data-status="succeeded"]`);
     expect(await page.locator('#jobs tbody tr').count()).toBe(50);
     expect(await page.textContent('#page-info')).toBe('page 1 of 3');
-    expect(await page.textContent('#jobs-count')).toContain(`${OTHER_JOBS + 2} total`);
+    expect(await page.textContent('#jobs-count')).toContain(`${TOTAL_JOBS} total`);
     await page.waitForSelector('[data-endpoint="gpu"][data-state="up"]');
     await page.waitForSelector('[data-endpoint="spare"][data-state="loading"]');
     await page.waitForSelector('[data-endpoint="rack"][data-state="down"]');
@@ -139,6 +215,77 @@ describe('dashboard in Chromium', () => {
       // The README's picture: refreshed on request only, so a plain test run leaves the tree clean.
       mkdirSync(join(REPO_ROOT, 'docs'), { recursive: true });
       copyFileSync(join(OUT, 'dashboard.png'), join(REPO_ROOT, 'docs', 'dashboard.png'));
+    }
+  });
+
+  it('paints the jobs on record and the model menu before the live feed says anything', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    try {
+      await fresh.route('**/api/events**', (route) => route.abort()); // no live update ever reaches this page
+      await fresh.goto(dash.url);
+      await fresh.screenshot({ path: join(OUT, 'dashboard-first-paint.png'), fullPage: true });
+      expect(await fresh.isHidden('#jobs-empty')).toBe(true);
+      expect(await fresh.locator('#jobs tbody tr').count()).toBe(50);
+      expect(await fresh.textContent('#jobs-count')).toBe(`${TOTAL_JOBS} total · 1 running`);
+      expect(await fresh.getAttribute('#jobs tbody tr:first-child', 'data-id')).toBe(waiting.id); // the newest
+      expect(await fresh.textContent(`tr[data-id="${quick.id}"] td[data-col="elapsed"]`)).toBe('420 ms');
+
+      const menu = fresh.locator('[data-model="qwen3.8-27b"]');
+      expect(await menu.textContent()).toContain('default mid-size coder');
+      expect(await menu.textContent()).toContain('coder');
+      expect(await menu.locator('.bring-up').textContent()).toBe(BRING_UP);
+      expect(await fresh.textContent('[data-model="gemma-small"]')).toContain('No start command in models.yaml');
+      expect(await fresh.evaluate('document.body.innerText')).not.toMatch(MODEL_WORDS);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('opens a job page with what it knows at once: a waiting line, failed requests, readable axes, small prompts', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    const open = async (job: JobRecord): Promise<void> => {
+      await fresh.goto('about:blank');
+      await fresh.goto(`${dash.url}#job/${job.id}`);
+      await fresh.waitForSelector(`#job-view[data-loaded="${job.id}"]`);
+    };
+    const ticks = async (): Promise<string[]> => {
+      await fresh.waitForSelector('#chart-latency[data-y-ticks]');
+      return ((await fresh.getAttribute('#chart-latency', 'data-y-ticks')) ?? '').split('|');
+    };
+    try {
+      await open(waiting);
+      await fresh.screenshot({ path: join(OUT, 'dashboard-job-waiting.png'), fullPage: true });
+      expect(await fresh.textContent('#req-waiting')).toBe('Waiting for the first request to the model…');
+      expect(await fresh.isVisible('#req-waiting')).toBe(true);
+      expect(await fresh.isHidden('#charts')).toBe(true);
+      expect(await fresh.locator('#job-view canvas').count()).toBe(0);
+
+      await open(failing);
+      await fresh.screenshot({ path: join(OUT, 'dashboard-job-failed-request.png'), fullPage: true });
+      expect(await fresh.getAttribute('#chart-prompt', 'data-points')).toBe('23');
+      // The failed request (#23, no usage) stands as a bar in its own colour, not as a gap.
+      await expect.poll(async () => (await drawnAs(fresh, '#chart-prompt', 'failed request')).tallest, { timeout: 5_000 }).toBeGreaterThan(40);
+
+      await open(steady);
+      await fresh.screenshot({ path: join(OUT, 'dashboard-job-steady.png'), fullPage: true });
+      const steadyTicks = await ticks();
+      expect(steadyTicks.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(steadyTicks).size).toBe(steadyTicks.length);
+      expect(steadyTicks.at(-1)).toMatch(/^1(\.0+)? s$/);
+
+      await open(quick);
+      await fresh.screenshot({ path: join(OUT, 'dashboard-job-quick.png'), fullPage: true });
+      expect(await fresh.textContent('#job-elapsed')).toBe('420 ms');
+      const quickTicks = await ticks();
+      expect(new Set(quickTicks).size).toBe(quickTicks.length);
+      for (const tick of quickTicks) expect(tick).toMatch(/^\d+ ms$/);
+      // Prompts of ~1.5k tokens under a 131k context line: bars a reader can see, not a 2-pixel sliver.
+      expect(await fresh.locator('#chart-prompt .u-series .u-label', { hasText: 'context window' }).count()).toBe(1);
+      await expect.poll(async () => (await drawnAs(fresh, '#chart-prompt', 'reused from KV cache')).tallest, { timeout: 5_000 }).toBeGreaterThan(30);
+      await expect.poll(async () => (await drawnAs(fresh, '#chart-prompt', 'evaluated anew')).tallest, { timeout: 5_000 }).toBeGreaterThan(30);
+      expect(await fresh.evaluate('document.body.innerText')).not.toMatch(MODEL_WORDS);
+    } finally {
+      await fresh.close();
     }
   });
 

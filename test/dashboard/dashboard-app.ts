@@ -1,6 +1,6 @@
 /**
  * A real app (config, simulator endpoint, job store in a temp dir) for the
- * dashboard tests, with a few finished jobs already on record.
+ * dashboard tests: a menu of two models, one with the command that starts it.
  */
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,14 @@ export function makeTestApp(endpointsYaml: string): TestApp {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'la-dash-')));
   const repo = makeRepo();
   const config = join(root, 'models.yaml');
-  writeFileSync(config, `endpoints:\n${endpointsYaml}models:\n  qwen3.8-27b:\n    notes: default mid-size coder\n`);
+  writeFileSync(
+    config,
+    `endpoints:\n${endpointsYaml}` +
+      'models:\n' +
+      '  qwen3.8-27b:\n    notes: default mid-size coder\n    tags: [coder]\n' +
+      '    bring_up: llama-server -hf unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL --port 8080 -c 131072\n' +
+      '  gemma-small:\n    notes: quick answers, short context\n',
+  );
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, CLAUDE_CONFIG_DIR: join(root, 'claude'), LOCALAGENTS_LOG: 'warn' };
   const app = createApp({ configPath: config, cwd: repo, env, log: silentLogger, stateDir: join(root, 'state'), queuePollMs: 200 });
   return { app, root, repo };

@@ -61,6 +61,9 @@ async function readFeed(url: string, done: (events: FeedEvent[]) => boolean, tim
   }
 }
 
+/** Task text is the user's or a model's: it must not end the page's data block and run as markup. */
+const HOSTILE_TASK = 'Fix </script><img src=x onerror=alert(1)> and <!-- this --> & that';
+
 describe('dashboard server', () => {
   let sim: Simulator;
   let t: TestApp;
@@ -72,7 +75,7 @@ describe('dashboard server', () => {
     sim = await startSimulator({ flavor: 'llama.cpp', slots: 2 });
     t = makeTestApp(`  gpu:\n    base_url: ${sim.url}\n`);
     finished = await seedJob(t.app.store, makeRecord({ created: new Date(Date.now() - 600_000) }), sessionRequests(7, { missAt: 5 }));
-    await seedJob(t.app.store, makeRecord({ status: 'failed', error: 'Claude Code ended with an error: backend unreachable', result: undefined }));
+    await seedJob(t.app.store, makeRecord({ status: 'failed', error: 'Claude Code ended with an error: backend unreachable', result: undefined, task_preview: HOSTILE_TASK }));
     dash = await startDashboard(t.app, { log: silentLogger });
     base = `http://127.0.0.1:${dash.address.port}`;
   });
@@ -133,6 +136,18 @@ describe('dashboard server', () => {
       expect(res.status, path).not.toBe(200);
       expect(res.body).not.toContain('"name": "localagents"');
     }
+  });
+
+  it('sends the jobs on record and the model menu inside the page itself, in a block no task text can break out of', async () => {
+    const page = await get(dash.url);
+    expect(page.body).not.toContain('<img src=x');
+    expect(page.body).not.toContain('<!-- this');
+    const block = /<script id="first-paint" type="application\/json">([^<]*)<\/script>/.exec(page.body);
+    expect(block).not.toBeNull();
+    const data = JSON.parse(block![1]!) as { jobs: Array<{ id: string; task: string }>; menu: Array<{ name: string; bring_up?: string }> };
+    expect(data.jobs.map((j) => j.id)).toContain(finished.id);
+    expect(data.jobs.map((j) => j.task)).toContain(HOSTILE_TASK);
+    expect(data.menu.find((m) => m.name === 'qwen3.8-27b')?.bring_up).toMatch(/^llama-server /);
   });
 
   it('lists job rows from the records alone and gives a job its detail and one point per request', async () => {

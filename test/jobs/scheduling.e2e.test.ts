@@ -12,6 +12,9 @@ import type { JobRecord } from '../../src/jobs/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';
+import { MODEL_WORDS } from '../helpers/model-words.js';
+import { jobReport } from '../../src/cli/format-job.js';
+import { jobSummary, jobView } from '../../src/mcp/job-view.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -134,9 +137,16 @@ describe('scheduling', () => {
     await new Promise((r) => setTimeout(r, 300));
     await s.setDown(true);
     const failed = await a.jobs.wait(waiting.id, 30);
-    expect(failed.status).toBe('failed');
-    expect(failed.error).toContain('coder is not running anywhere. Ask the user to start it on gpu-box.');
+    expect(failed).toMatchObject({ status: 'failed', error_code: 'model_unavailable' });
     expect(failed.started_at).toBeUndefined();
+    // The record holds the facts, which the command line and the dashboard show a person as they are…
+    expect(failed.error).toContain('coder is not running anywhere. Its host: gpu-box. Note: the coder');
+    expect(failed.error).not.toMatch(MODEL_WORDS);
+    expect(jobReport(failed)).toContain(`error: ${failed.error}`);
+    expect(jobReport(failed)).not.toMatch(MODEL_WORDS);
+    // …and the calling model reads them with its next step.
+    expect(jobView(failed).error).toBe(`${failed.error} Relay this to the user; localagents never starts models itself.`);
+    expect(jobSummary(failed)).toContain('Relay this to the user');
     // The running job's Claude Code keeps retrying the dead server; stop it.
     expect((await a.jobs.cancel(running.id)).status).toBe('cancelled');
   }, 60_000);

@@ -17,6 +17,7 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { serveHttp } from '../../src/mcp/transports.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { toolError } from '../helpers/tool-error.js';
+import { makeRecord, seedJob } from '../dashboard/fixtures.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -87,6 +88,41 @@ describe('MCP server', () => {
     }
     const unknown = await call(client, 'job_status', { job_id: '20261129-111500-abcdefghjkmn' });
     expect(toolError(unknown)).toMatchObject({ code: 'unknown_job', job_id: '20261129-111500-abcdefghjkmn' });
+  });
+
+  it('takes a unique prefix of a job id or of its last part, and last, in every tool that takes a job; says which when it is not one job', async () => {
+    const { app } = makeApp();
+    const ids = ['20261129-111500-7gk2mq4xrz9d', '20261129-111501-7gzzzzzzzzzz', '20261130-090000-abcdefghjkmn'];
+    for (const id of ids) await seedJob(app.store, makeRecord({ id, created: new Date(`${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T12:00:00Z`) }));
+    const client = await connected(app);
+    // A job's record says `id`; job_log's result `job_id`.
+    const jobOf = (r: CallToolResult): unknown => {
+      const structured = r.structuredContent as { id?: string; job_id?: string } | undefined;
+      return structured?.id ?? structured?.job_id;
+    };
+
+    expect(jobOf(await call(client, 'job_status', { job_id: 'last' }))).toBe(ids[2]);
+    expect(jobOf(await call(client, 'job_status', { job_id: '7gk2' }))).toBe(ids[0]);
+    expect(jobOf(await call(client, 'wait_job', { job_id: 'abc', timeout_s: 0 }))).toBe(ids[2]);
+    expect(jobOf(await call(client, 'job_log', { job_id: '20261129-111501' }))).toBe(ids[1]);
+    expect(jobOf(await call(client, 'cancel_job', { job_id: '7gz' }))).toBe(ids[1]);
+
+    for (const [tool, args, argument] of [
+      ['job_status', { job_id: '7g' }, 'job_id'],
+      ['job_log', { job_id: '20261129' }, 'job_id'],
+      ['run_agent', { task: 'go on', resume_job: '7g' }, 'resume_job'],
+    ] as const) {
+      const r = await call(client, tool, args);
+      expect(toolError(r), tool).toMatchObject({ code: 'bad_argument', argument });
+      expect(text(r), tool).toContain(`matches 2 jobs (${ids[0]}, ${ids[1]}); type more of the id`);
+      expect(text(r), tool).toContain('list_jobs lists the jobs on record');
+    }
+    const typo = await call(client, 'wait_job', { job_id: '7gk3', timeout_s: 0 });
+    expect(toolError(typo)).toMatchObject({ code: 'unknown_job', job_id: '7gk3' });
+    expect(text(typo)).toContain(`no job id starts with "7gk3"; did you mean ${ids[0]}?`);
+    const fullTypo = await call(client, 'cancel_job', { job_id: '20261130-090000-abcdefghjkmm' });
+    expect(text(fullTypo)).toContain(`no job 20261130-090000-abcdefghjkmm on record; did you mean ${ids[2]}?`);
+    expect((await app.jobs.list(true)).records.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   });
 
   it('rejects a cwd that does not exist, bypassPermissions, and an unknown endpoint, before any job exists', async () => {

@@ -6,6 +6,7 @@ import { byId } from './dom.mjs';
 import { renderEndpoints } from './endpoints-view.mjs';
 import { createJobPage } from './job-page.mjs';
 import { createJobsTable } from './jobs-table.mjs';
+import { renderMenu } from './menu-view.mjs';
 
 const token = new URLSearchParams(location.search).get('token') ?? '';
 const withToken = (path) => `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
@@ -38,13 +39,22 @@ function route() {
   const match = /^#job\/([\w-]+)$/.exec(location.hash);
   if (match) {
     byId('jobs-view').hidden = true;
+    byId('menu-section').hidden = true;
     jobPage.show(match[1], rows.get(match[1]));
     window.scrollTo(0, 0);
   } else {
     jobPage.hide();
     byId('jobs-view').hidden = false;
+    byId('menu-section').hidden = false;
     table.update(rows);
   }
+}
+
+// The jobs on record and the menu came inside the page: drawn before the feed connects.
+const first = JSON.parse(byId('first-paint')?.textContent || 'null');
+if (first) {
+  for (const row of first.jobs) rows.set(row.id, row);
+  renderMenu(byId('menu'), first.menu, first.defaultModel);
 }
 
 const events = new EventSource(withToken('/api/events'));
@@ -67,7 +77,12 @@ events.addEventListener('jobs', (event) => {
   if (!byId('jobs-view').hidden) table.update(rows);
   jobPage.rowsChanged(rows);
 });
-events.addEventListener('endpoints', (event) => renderEndpoints(byId('endpoints'), byId('endpoints-age'), JSON.parse(event.data)));
+events.addEventListener('endpoints', (event) => {
+  const view = JSON.parse(event.data);
+  renderEndpoints(byId('endpoints'), byId('endpoints-age'), view);
+  // A broken config has no menu: keep the one the page came with rather than blank it.
+  if (!view.error) renderMenu(byId('menu'), view.menu, view.defaultModel);
+});
 events.addEventListener('problem', (event) => showProblem(JSON.parse(event.data).message));
 
 window.addEventListener('hashchange', route);

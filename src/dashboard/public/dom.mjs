@@ -34,9 +34,11 @@ export function fmtCompact(n) {
   return String(+n.toFixed(2));
 }
 
+/** 0.42 → "420 ms" (a sub-second job or request is not "0s"), 75 → "1m 15s". */
 export function fmtDuration(seconds) {
   if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return '—';
-  const s = Math.max(0, Math.floor(seconds));
+  if (seconds < 1) return `${Math.max(0, Math.round(seconds * 1000))} ms`;
+  const s = Math.floor(seconds);
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
   return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;

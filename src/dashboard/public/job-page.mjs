@@ -11,7 +11,7 @@ function median(values) {
 
 /** One line that says at a glance whether the KV cache worked and how full the context got. */
 export function summariseRequests(points, context) {
-  if (points.length === 0) return 'no backend requests yet';
+  if (points.length === 0) return ''; // the line in place of the charts says it
   const parts = [`${points.length} request${points.length === 1 ? '' : 's'}`];
   const answered = points.filter((p) => p.fresh !== null);
   const last = answered.at(-1);
@@ -82,8 +82,15 @@ export function createJobPage({ fetchJson }) {
     if (atBottom) tail.scrollTop = tail.scrollHeight;
   }
 
-  function renderRequests(series) {
-    charts.update(series.points, series.context);
+  /** No requests yet: one line that says so, rather than three empty chart frames. */
+  function renderRequests(series, status) {
+    const none = series.points.length === 0;
+    const waiting = byId('req-waiting');
+    waiting.hidden = !none;
+    waiting.textContent = FINISHED.has(status) ? 'This job sent no requests to the model.' : 'Waiting for the first request to the model…';
+    byId('charts').hidden = none;
+    if (none) charts.destroy();
+    else charts.update(series.points, series.context);
     let note = summariseRequests(series.points, series.context);
     if (series.unreadable > 0) note += ` · ${series.unreadable} unreadable log lines`;
     byId('req-summary').textContent = note;
@@ -105,7 +112,7 @@ export function createJobPage({ fetchJson }) {
         const [detail, series] = await Promise.all([fetchJson(`/api/jobs/${id}`), fetchJson(`/api/jobs/${id}/requests`)]);
         if (id !== current) continue; // the user moved on meanwhile
         renderRecord(detail);
-        renderRequests(series);
+        renderRequests(series, detail.record.status);
         root.dataset.loaded = id;
       } while (again && current);
     } catch (err) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { App } from '../../app.js';
 import { BadArgumentError } from '../../errors.js';
 import { guarded, okResult } from '../tool-result.js';
+import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
 import { limitLines, limitsField, softCap, toolInput } from './args.js';
 
 const MAX_LINES = 2000;
@@ -17,7 +18,7 @@ export function registerJobLog(server: McpServer, app: App): void {
       title: 'Job transcript',
       description: 'The last lines of the job\'s transcript: assistant text, thinking (shortened), tool calls and results, backend errors and retries.',
       inputSchema: toolInput('job_log', {
-        job_id: z.string().min(1).describe('The id run_agent returned.'),
+        job_id: jobRefField('The job: the id run_agent returned.'),
         lines: lineCount('How many lines from the end.'),
         tail_lines: lineCount('Same as lines (the original localagents\' name).'),
       }),
@@ -31,9 +32,10 @@ export function registerJobLog(server: McpServer, app: App): void {
       const asked = args.lines ?? args.tail_lines;
       const name = args.lines === undefined && args.tail_lines !== undefined ? 'tail_lines' : 'lines';
       const count = softCap(name, asked, 60, MAX_LINES, `at most ${MAX_LINES} lines come back in one call`);
-      const transcript = await app.jobs.tail(args.job_id, count.value);
+      const id = await resolveJobArg(app, args.job_id);
+      const transcript = await app.jobs.tail(id, count.value);
       const text = [transcript || '(no transcript yet)', ...limitLines([count.applied])].join('\n');
-      return okResult(text, { job_id: args.job_id, transcript, ...limitsField([count.applied]) });
+      return okResult(text, { job_id: id, transcript, ...limitsField([count.applied]) });
     }),
   );
 }

@@ -1,10 +1,10 @@
 /** job_status: the record of one job, now. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 import type { App } from '../../app.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
+import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
 import { toolInput } from './args.js';
 
 export function registerJobStatus(server: McpServer, app: App): void {
@@ -15,12 +15,12 @@ export function registerJobStatus(server: McpServer, app: App): void {
       description:
         'The job record now: status, elapsed, turns, tool calls, last activity, files touched, usage, result or error, worktree and diffstat, ' +
         'backend metrics delta. Does not wait; use wait_job to block.',
-      inputSchema: toolInput('job_status', { job_id: z.string().min(1).describe('The id run_agent returned.') }),
+      inputSchema: toolInput('job_status', { job_id: jobRefField('The job: the id run_agent returned.') }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
-      const record = await app.jobs.get(args.job_id);
+      const record = await app.jobs.get(await resolveJobArg(app, args.job_id));
       return okResult(jobSummary(record), jobView(record));
     }),
   );

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { App } from '../../app.js';
 import { PERMISSION_MODES } from '../../config/schema.js';
 import { FINISHED, ISOLATIONS } from '../../jobs/job-record.js';
+import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
@@ -53,7 +54,7 @@ export const runAgentInput = {
   max_turns: z.number().int().min(1).optional().describe(`Stop after this many model turns (at most ${MAX_TURNS_CAP}).`),
   allowed_tools: allowedTools.optional().describe('Tools the session may use without asking (default from models.yaml). Tools the config disallows stay disallowed.'),
   system_prompt_append: z.string().max(100_000).optional().describe('Extra instructions appended after the delegate suffix from models.yaml.'),
-  resume_job: z.string().min(1).optional().describe('Continue this earlier job\'s Claude Code session (same model, same cwd) with `task` as the next message.'),
+  resume_job: jobRefField('Continue this earlier job\'s Claude Code session (same model, same cwd) with `task` as the next message.').optional(),
   timeout_s: z.number().min(1).optional().describe(`Stop the job after this many seconds (default from models.yaml, 1800; at most ${JOB_TIMEOUT_CAP_S}).`),
 };
 
@@ -85,7 +86,7 @@ export function registerRunAgent(server: McpServer, app: App): void {
         maxTurns: maxTurns?.value,
         allowedTools: args.allowed_tools,
         systemPromptAppend: args.system_prompt_append,
-        resumeJob: args.resume_job,
+        resumeJob: args.resume_job === undefined ? undefined : await resolveJobArg(app, args.resume_job, 'resume_job'),
         timeoutS: timeout?.value,
       });
       if (wait.value > 0 && !FINISHED.has(record.status)) record = await app.jobs.wait(record.id, wait.value);
