@@ -11,6 +11,7 @@ import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Logger } from '../log.js';
 import { holdsSecret, redactSecrets } from '../secrets/redact.js';
 import { readBodyView, writeBody } from './json-body.js';
+import { answerThenLinger } from './lingering-close.js';
 import { answerProblem, requestFacts, writeLog, type RequestFacts } from './request-entry.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
@@ -58,7 +59,8 @@ async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buf
   if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Not destroyed on an early return: the refusal still has to answer on this socket (lingering-close.ts).
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     const buf = chunk as Buffer;
     size += buf.length;
     if (size > limit) return undefined;
@@ -67,13 +69,10 @@ async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buf
   return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
 }
 
-/** 413 before the rest is read: the connection closes instead of draining a body we will not use. */
-function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
+/** 413 before the rest is read: the connection closes (after a bounded linger) instead of draining a body we will not use. */
+function refuseTooLarge(req: IncomingMessage): void {
   const error = requestTooLargeError(formatBytes(MAX_REQUEST_BODY));
-  const body = JSON.stringify(error.body);
-  res.shouldKeepAlive = false;
-  res.writeHead(error.status, { ...error.headers, connection: 'close', 'content-length': Buffer.byteLength(body) });
-  res.end(body, () => req.destroy());
+  answerThenLinger(req, { status: error.status, headers: error.headers, body: JSON.stringify(error.body) });
 }
 
 function tryParse(raw: Buffer): unknown {
@@ -143,7 +142,7 @@ export async function forwardRequest(
   const isCount = method === 'POST' && pathname === '/v1/messages/count_tokens';
   const raw = await readRequestBody(req, MAX_REQUEST_BODY);
   if (raw === undefined) {
-    refuseTooLarge(req, res);
+    refuseTooLarge(req);
     const declared = Number(req.headers['content-length'] ?? 0);
     writeLog(spec, { t, method, pathname, facts: undefined, raw: Buffer.alloc(0), status: 413, started, ttfb: undefined, usage: undefined, notes: undefined, extra: [`refused a request over ${formatBytes(MAX_REQUEST_BODY)}${declared > 0 ? ` (${declared} bytes declared)` : ''}`] });
     return;
