@@ -63,6 +63,18 @@ describe('live progress and backend errors of a running job', () => {
     expect(status).toContain('last backend error');
   }, 150_000);
 
+  it('a vLLM started without tool calling: the job fails at once, its error says which flags to restart vLLM with', async () => {
+    sim = await startSimulator({ flavor: 'vllm', vllmToolParser: false });
+    h = await startInProcess({ yaml: endpointYaml(sim.url, { extra: '    backend: vllm' }) });
+    const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
+    const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/^vLLM refused the request before the model ran: it was started without tool calling/);
+    expect(done.error).toContain('--enable-auto-tool-choice --tool-call-parser');
+    expect(done.backend_errors?.[0]).toMatchObject({ status: 400, source: 'http', explanation: { kind: 'vllm_tool_choice' } });
+    expect(done.backend_errors?.[0]?.message).toContain('tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
+  }, 150_000);
+
   it('flags a silent request with what is known, and a runaway answer far past the usual length', async () => {
     sim = await startSimulator({
       flavor: 'llama.cpp',
