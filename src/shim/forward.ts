@@ -16,6 +16,7 @@ import { answerProblem, requestFacts, writeLog, type RequestFacts } from './requ
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import { createRequestProgress } from './request-progress.js';
+import type { PromptWatch } from './prompt-watch.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
 import { refusedAnswerError, requestTooLargeError, translateBackendError, unreachableBackendError } from './translate/backend-error.js';
@@ -125,14 +126,21 @@ async function countTokens(route: RouteState, pools: UpstreamPools, payload: Buf
   }
 }
 
+/** What every request shares: connections to backends and the llama.cpp prompt watch. */
+export interface ForwardShared {
+  readonly pools: UpstreamPools;
+  readonly promptWatch: PromptWatch;
+}
+
 export async function forwardRequest(
   req: IncomingMessage,
   res: ServerResponse,
   pathAndQuery: string,
   route: RouteState,
-  pools: UpstreamPools,
+  shared: ForwardShared,
   log: Logger,
 ): Promise<void> {
+  const { pools } = shared;
   const started = performance.now();
   const t = new Date().toISOString();
   const { spec } = route;
@@ -154,6 +162,9 @@ export async function forwardRequest(
     spec.onRequestStart?.(progress);
     res.on('close', () => progress.end()); // also when the forwarder throws: the live view never keeps a dead request
   }
+  // llama.cpp counts a prompt as it reads it only on /slots; every request of ours counts there, watched or not.
+  const slotSeat = isMessages && spec.endpoint.backend === 'llama.cpp' ? shared.promptWatch.enter(spec.endpoint, spec.servedModel, progress) : undefined;
+  if (slotSeat !== undefined) res.on('close', () => slotSeat.leave());
 
   let body = raw;
   let facts: RequestFacts | undefined;
@@ -265,6 +276,7 @@ export async function forwardRequest(
     return;
   }
 
+  slotSeat?.started();
   res.writeHead(status, responseHeadersForClient(upstream.headers, decoded));
   const contentType = String(upstream.headers['content-type'] ?? '');
   const streaming = contentType.includes('text/event-stream');
