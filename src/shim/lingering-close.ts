@@ -29,6 +29,7 @@ export function answerThenLinger(
   limits: LingerLimits = LINGER_LIMITS,
 ): void {
   const socket = req.socket;
+  if (socket.destroyed) return; // the client already left: nobody to answer
   const head = [
     `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}`,
     ...Object.entries(answer.headers).map(([name, value]) => `${name}: ${value}`),
