@@ -4,13 +4,15 @@
  * silence, flags. Pure.
  */
 import type { InFlightRequest } from './job-record.js';
-import { roundTokens } from './live-requests.js';
+import { promptReadWords, roundTokens } from './live-requests.js';
 
 export function inFlightLine(r: InFlightRequest, now: Date = new Date()): string {
   const open = Math.max(0, Math.round((now.getTime() - Date.parse(r.started_at)) / 1000));
   const parts = [`request ${r.request}: ${r.phase} for ${open} s`];
   if (r.prompt_tokens !== undefined) parts.push(`prompt ${roundTokens(r.prompt_tokens)} tokens (${roundTokens(r.cached_tokens ?? 0)} cached)`);
-  else if (r.prompt_tokens_estimate !== undefined) parts.push(`prompt ~${roundTokens(r.prompt_tokens_estimate)} tokens (estimated)`);
+  else if (r.prompt_read_tokens !== undefined) {
+    parts.push(promptReadWords({ tokens: r.prompt_read_tokens, cached: r.prompt_read_cached ?? 0, perS: r.prompt_read_per_s }, r.prompt_tokens_estimate));
+  } else if (r.prompt_tokens_estimate !== undefined) parts.push(`prompt ~${roundTokens(r.prompt_tokens_estimate)} tokens (estimated)`);
   if (r.phase === 'generating') {
     const speed = r.tokens_per_s === undefined ? '' : ` at ${roundTokens(r.tokens_per_s)} tok/s`;
     parts.push(`output ${r.output_tokens_exact ? '' : '~'}${roundTokens(r.output_tokens)} tokens${speed}`);

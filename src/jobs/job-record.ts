@@ -65,6 +65,10 @@ const inFlightSchema = z.object({
   cached_tokens: z.number().optional(),
   /** Before that: a guess from the request size and this job's earlier requests. */
   prompt_tokens_estimate: z.number().optional(),
+  /** While the prompt is read (llama.cpp /slots, when the slot is surely this request's): tokens read so far, the cached part, and speed. */
+  prompt_read_tokens: z.number().optional(),
+  prompt_read_cached: z.number().optional(),
+  prompt_read_per_s: z.number().optional(),
   /** Estimated from the stream while it runs (see src/shim/request-progress.ts); the backend's count once it sent one. */
   output_tokens: z.number(),
   output_tokens_exact: z.boolean(),

@@ -57,9 +57,19 @@ function promptEstimate(snap: RequestProgressSnapshot, usual: Usual): number | u
   return usual.tokensPerByte === undefined ? undefined : Math.round(snap.requestBytes * usual.tokensPerByte);
 }
 
+/** "12,000 of ~60k prompt tokens read (8,000 cached) at ~900 tokens/s: about 53 s left". */
+export function promptReadWords(read: { tokens: number; cached: number; perS: number | undefined }, estimate: number | undefined): string {
+  const of = estimate !== undefined && estimate > read.tokens ? ` of ~${roundTokens(estimate)}` : '';
+  const speed = read.perS === undefined ? '' : ` at ~${roundTokens(read.perS)} tokens/s`;
+  const left = of !== '' && read.perS !== undefined && read.perS > 0 ? `: about ${Math.round(((estimate ?? 0) - read.tokens) / read.perS)} s left` : '';
+  return `${roundTokens(read.tokens)}${of} prompt tokens read (${roundTokens(read.cached)} cached)${speed}${left}`;
+}
+
 function silentMessage(snap: RequestProgressSnapshot, silentS: number, usual: Usual, estimate: number | undefined): string {
   const silent = `no byte from the server for ${Math.round(silentS)} s`;
   if (snap.phase === 'waiting for a slot') return `${silent}: waiting for a free slot (the server is busy with other requests and sends nothing while a request waits)`;
+  // The server's own count, once it shows a speed; before that the usual speed of this job says more.
+  if (snap.phase === 'reading the prompt' && snap.promptRead?.perS !== undefined) return `${silent}: reading the prompt, ${promptReadWords(snap.promptRead, estimate)}`;
   if (snap.phase === 'reading the prompt') {
     const size = estimate === undefined ? 'the prompt' : `a ~${roundTokens(estimate)}-token prompt`;
     if (usual.promptPerS === undefined) return `${silent}: reading ${size}; no earlier request of this job to time it by`;
@@ -128,6 +138,8 @@ export function createLiveRequests(thresholds: LiveThresholds, now: () => number
           phase: snap.phase,
           ...(snap.promptTokens === undefined ? {} : { prompt_tokens: snap.promptTokens, cached_tokens: snap.cachedTokens ?? 0 }),
           ...(estimate === undefined ? {} : { prompt_tokens_estimate: estimate }),
+          ...(snap.promptRead === undefined ? {} : { prompt_read_tokens: snap.promptRead.tokens, prompt_read_cached: snap.promptRead.cached }),
+          ...(snap.promptRead?.perS === undefined ? {} : { prompt_read_per_s: snap.promptRead.perS }),
           output_tokens: snap.outputTokens,
           output_tokens_exact: snap.outputExact,
           ...(snap.tokensPerS === undefined ? {} : { tokens_per_s: snap.tokensPerS }),

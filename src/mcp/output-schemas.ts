@@ -26,7 +26,7 @@ export const jobOutput = z.looseObject({
       }),
     )
     .optional()
-    .describe('Backend requests open now: phase (waiting for a slot / reading the prompt / generating), tokens so far, speed, silence, flags (silent, runaway, repetitive)'),
+    .describe('Backend requests open now: phase (waiting for a slot / reading the prompt / generating), prompt tokens read so far (llama.cpp), output tokens so far, speed, silence, flags (silent, runaway, repetitive)'),
   backend_errors: z
     .array(z.looseObject({ status: z.number(), message: z.string(), explanation: z.looseObject({ kind: z.string(), what: z.string() }) }))
     .optional()

@@ -11,10 +11,12 @@ import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Logger } from '../log.js';
 import { holdsSecret, redactSecrets } from '../secrets/redact.js';
 import { readBodyView, writeBody } from './json-body.js';
+import { answerThenLinger } from './lingering-close.js';
 import { answerProblem, requestFacts, writeLog, type RequestFacts } from './request-entry.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import { createRequestProgress } from './request-progress.js';
+import type { PromptWatch } from './prompt-watch.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
 import { refusedAnswerError, requestTooLargeError, translateBackendError, unreachableBackendError } from './translate/backend-error.js';
@@ -58,7 +60,8 @@ async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buf
   if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // Not destroyed on an early return: the refusal still has to answer on this socket (lingering-close.ts).
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     const buf = chunk as Buffer;
     size += buf.length;
     if (size > limit) return undefined;
@@ -67,13 +70,10 @@ async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buf
   return chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks);
 }
 
-/** 413 before the rest is read: the connection closes instead of draining a body we will not use. */
-function refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
+/** 413 before the rest is read: the connection closes (after a bounded linger) instead of draining a body we will not use. */
+function refuseTooLarge(req: IncomingMessage): void {
   const error = requestTooLargeError(formatBytes(MAX_REQUEST_BODY));
-  const body = JSON.stringify(error.body);
-  res.shouldKeepAlive = false;
-  res.writeHead(error.status, { ...error.headers, connection: 'close', 'content-length': Buffer.byteLength(body) });
-  res.end(body, () => req.destroy());
+  answerThenLinger(req, { status: error.status, headers: error.headers, body: JSON.stringify(error.body) });
 }
 
 function tryParse(raw: Buffer): unknown {
@@ -126,14 +126,21 @@ async function countTokens(route: RouteState, pools: UpstreamPools, payload: Buf
   }
 }
 
+/** What every request shares: connections to backends and the llama.cpp prompt watch. */
+export interface ForwardShared {
+  readonly pools: UpstreamPools;
+  readonly promptWatch: PromptWatch;
+}
+
 export async function forwardRequest(
   req: IncomingMessage,
   res: ServerResponse,
   pathAndQuery: string,
   route: RouteState,
-  pools: UpstreamPools,
+  shared: ForwardShared,
   log: Logger,
 ): Promise<void> {
+  const { pools } = shared;
   const started = performance.now();
   const t = new Date().toISOString();
   const { spec } = route;
@@ -143,7 +150,7 @@ export async function forwardRequest(
   const isCount = method === 'POST' && pathname === '/v1/messages/count_tokens';
   const raw = await readRequestBody(req, MAX_REQUEST_BODY);
   if (raw === undefined) {
-    refuseTooLarge(req, res);
+    refuseTooLarge(req);
     const declared = Number(req.headers['content-length'] ?? 0);
     writeLog(spec, { t, method, pathname, facts: undefined, raw: Buffer.alloc(0), status: 413, started, ttfb: undefined, usage: undefined, notes: undefined, extra: [`refused a request over ${formatBytes(MAX_REQUEST_BODY)}${declared > 0 ? ` (${declared} bytes declared)` : ''}`] });
     return;
@@ -155,6 +162,9 @@ export async function forwardRequest(
     spec.onRequestStart?.(progress);
     res.on('close', () => progress.end()); // also when the forwarder throws: the live view never keeps a dead request
   }
+  // llama.cpp counts a prompt as it reads it only on /slots; every request of ours counts there, watched or not.
+  const slotSeat = isMessages && spec.endpoint.backend === 'llama.cpp' ? shared.promptWatch.enter(spec.endpoint, spec.servedModel, progress) : undefined;
+  if (slotSeat !== undefined) res.on('close', () => slotSeat.leave());
 
   let body = raw;
   let facts: RequestFacts | undefined;
@@ -266,6 +276,7 @@ export async function forwardRequest(
     return;
   }
 
+  slotSeat?.started();
   res.writeHead(status, responseHeadersForClient(upstream.headers, decoded));
   const contentType = String(upstream.headers['content-type'] ?? '');
   const streaming = contentType.includes('text/event-stream');

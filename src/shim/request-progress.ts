@@ -16,7 +16,9 @@
  * - Neither backend reports prompt progress on /v1/messages: llama.cpp's
  *   `return_progress` chunks are not emitted in its Anthropic stream, and
  *   `timings` ride on deltas only when the request sets `timings_per_token`
- *   (Claude Code does not; when present they are used).
+ *   (Claude Code does not; when present they are used). llama.cpp's /slots
+ *   does count a prompt as it is read: prompt-watch.ts hands that count in
+ *   (promptRead) when it can tell which slot is ours.
  *
  * Output tokens while streaming are an estimate: each content delta (text,
  * thinking, tool-argument JSON) carries at least one token — both servers send
@@ -43,6 +45,8 @@ export interface RequestProgressSnapshot {
   /** Whole prompt (evaluated + cached), from message_start. */
   readonly promptTokens: number | undefined;
   readonly cachedTokens: number | undefined;
+  /** While the prompt is read (llama.cpp /slots): tokens of it in the server's cache so far, the reused prefix included. */
+  readonly promptRead: { readonly tokens: number; readonly cached: number; readonly perS: number | undefined } | undefined;
   readonly outputTokens: number;
   /** True once the count is the backend's own rather than our estimate. */
   readonly outputExact: boolean;
@@ -63,6 +67,8 @@ export interface RequestProgress {
   push(chunk: Buffer): void;
   /** Any other byte arrived (a JSON body's chunk). */
   touch(): void;
+  /** The server has read this much of the prompt (cached prefix included). */
+  promptRead(tokens: number, cached: number): void;
   end(): void;
   snapshot(now?: number): RequestProgressSnapshot;
 }
@@ -95,6 +101,9 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
   let lastByteAt: number | undefined;
   let toolCall = false;
   let ended = false;
+  /** First and latest [time, tokens] of the prompt read so far, for its speed. */
+  let readFirst: [number, number] | undefined;
+  let readLast: { at: number; tokens: number; cached: number } | undefined;
   /** [time, tokens] samples for the recent rate; the first is when generation began. */
   const samples: Array<[number, number]> = [];
 
@@ -171,6 +180,12 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
     touch() {
       lastByteAt = now();
     },
+    promptRead(tokens, cached) {
+      if (phase === 'generating') return; // a late answer: message_start has the final numbers
+      const at = now();
+      readFirst ??= [at, tokens];
+      readLast = { at, tokens, cached };
+    },
     end() {
       ended = true;
     },
@@ -183,6 +198,12 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
         const seconds = (at - base[0]) / 1000;
         if (seconds >= 0.5) tokensPerS = Math.round(((outputTokens() - base[1]) / seconds) * 10) / 10;
       }
+      let promptRead: RequestProgressSnapshot['promptRead'];
+      if (phase !== 'generating' && readLast !== undefined && readFirst !== undefined) {
+        const seconds = (readLast.at - readFirst[0]) / 1000;
+        const perS = seconds >= 1 && readLast.tokens > readFirst[1] ? Math.round((readLast.tokens - readFirst[1]) / seconds) : undefined;
+        promptRead = { tokens: readLast.tokens, cached: readLast.cached, perS };
+      }
       return {
         request: options.request,
         startedAt,
@@ -190,6 +211,7 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
         requestBytes: options.requestBytes,
         promptTokens,
         cachedTokens,
+        promptRead,
         outputTokens: outputTokens(),
         outputExact: exact !== undefined,
         tokensPerS,

@@ -12,6 +12,7 @@ import { learnSecret } from '../secrets/redact.js';
 import { forwardRequest, type RouteState } from './forward.js';
 import type { OpenRoute, RouteSpec, Shim } from './routes.js';
 import { createUpstreamPools } from './upstream.js';
+import { createPromptWatch } from './prompt-watch.js';
 
 const JOB_PREFIX = '/job/';
 
@@ -43,6 +44,7 @@ export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
   const inFlight = new Map<string, number>();
   const pools = createUpstreamPools();
+  const shared = { pools, promptWatch: createPromptWatch(pools) };
   let server: Server | undefined;
   let listening: Promise<number> | undefined;
 
@@ -63,7 +65,7 @@ export function createShimServer(log: Logger): ShimServer {
     }
     const endpoint = route.spec.endpoint.name;
     inFlight.set(endpoint, (inFlight.get(endpoint) ?? 0) + 1);
-    forwardRequest(req, res, pathAndQuery, route, pools, log)
+    forwardRequest(req, res, pathAndQuery, route, shared, log)
       .catch((err: unknown) => {
         log.error('shim: %s', err instanceof Error ? err.stack : String(err));
         if (!res.headersSent) {

@@ -43,4 +43,26 @@ describe('in-flight notes for a scrolling view', () => {
     ]);
     expect(notes.lines(record(), at(23))).toEqual([]);
   });
+
+  it('a prompt being read says how much of it the server has read, how fast, and how long the rest takes', () => {
+    const notes = createInFlightNotes();
+    const reading: InFlightRequest = {
+      ...generating(0),
+      phase: 'reading the prompt',
+      prompt_tokens: undefined,
+      cached_tokens: undefined,
+      prompt_tokens_estimate: 60_000,
+      prompt_read_tokens: 12_000,
+      prompt_read_cached: 8_000,
+      prompt_read_per_s: 900,
+      tokens_per_s: undefined,
+      silent_s: 12,
+    };
+    expect(notes.lines(record(reading), at(12))).toEqual([
+      '10:00:12 request 2: reading the prompt for 12 s, 12k of ~60k prompt tokens read (8,000 cached) at ~900 tokens/s: about 53 s left, last byte 12 s ago',
+    ]);
+    const unknownTotal = { ...reading, prompt_tokens_estimate: undefined, prompt_read_per_s: undefined };
+    expect(notes.lines(record(unknownTotal), at(13))).toEqual([]); // same phase, no new flag: quiet
+    expect(createInFlightNotes().lines(record(unknownTotal), at(13))).toEqual(['10:00:13 request 2: reading the prompt for 13 s, 12k prompt tokens read (8,000 cached), last byte 12 s ago']);
+  });
 });

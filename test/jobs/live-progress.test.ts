@@ -63,6 +63,45 @@ describe('live progress and backend errors of a running job', () => {
     expect(status).toContain('last backend error');
   }, 150_000);
 
+  it('job_status shows how much of a long prompt llama.cpp has read so far, from its /slots', async () => {
+    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.4, script: [{ text: 'Done.' }] });
+    h = await startInProcess({ yaml: endpointYaml(sim.url), liveThresholds: { silenceS: 3, runawayFactor: 4, runawayMinTokens: 4000, refreshMs: 200 } });
+    const id = String(ok(await h.call('run_agent', { task: 'Say done.', wait_s: 0 })).id);
+    const reads: number[] = [];
+    let text = '';
+    let silent = '';
+    await until(async () => {
+      const result = await h!.call('job_status', { job_id: id });
+      const record = ok(result) as unknown as JobRecord;
+      const reading = record.in_flight?.find((r) => r.phase === 'reading the prompt' && r.prompt_read_tokens !== undefined);
+      if (reading?.prompt_read_tokens !== undefined && reads.at(-1) !== reading.prompt_read_tokens) {
+        reads.push(reading.prompt_read_tokens);
+        text = textOf(result);
+      }
+      silent = reading?.flags.find((f) => f.kind === 'silent')?.message ?? silent;
+      return (reads.length >= 3 && silent !== '') || record.status !== 'running';
+    }, 60_000, 150);
+    expect(reads.length, `prompt_read_tokens seen: ${reads.join(', ')}`).toBeGreaterThanOrEqual(2);
+    expect(reads).toEqual([...reads].sort((a, b) => a - b));
+    expect(text).toMatch(/request \d+: reading the prompt for \d+ s, [\d,k]+ prompt tokens read \([\d,k]+ cached\)/);
+    // No byte for a while, but the server's count shows it is working, and how fast.
+    expect(silent).toMatch(/^no byte from the server for \d+ s: reading the prompt, [\d,k]+ prompt tokens read \([\d,k]+ cached\) at ~[\d,k]+ tokens\/s/);
+    const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
+    expect(done.status).toBe('succeeded');
+  }, 150_000);
+
+  it('a vLLM started without tool calling: the job fails at once, its error says which flags to restart vLLM with', async () => {
+    sim = await startSimulator({ flavor: 'vllm', vllmToolParser: false });
+    h = await startInProcess({ yaml: endpointYaml(sim.url, { extra: '    backend: vllm' }) });
+    const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
+    const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/^vLLM refused the request before the model ran: it was started without tool calling/);
+    expect(done.error).toContain('--enable-auto-tool-choice --tool-call-parser');
+    expect(done.backend_errors?.[0]).toMatchObject({ status: 400, source: 'http', explanation: { kind: 'vllm_tool_choice' } });
+    expect(done.backend_errors?.[0]?.message).toContain('tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
+  }, 150_000);
+
   it('flags a silent request with what is known, and a runaway answer far past the usual length', async () => {
     sim = await startSimulator({
       flavor: 'llama.cpp',

@@ -70,6 +70,35 @@ describe('llama.cpp informational endpoints', () => {
     expect(mine.filter((x) => typeof x === 'object' && x !== null && !('id_task' in x))).toHaveLength(3);
   });
 
+  it('/slots counts a prompt a batch at a time while it is read, as llama-server does', async () => {
+    // server-context.cpp: server_slot::to_json reports n_prompt_tokens (the KV list: cached prefix plus the
+    // batch being evaluated, then each generated token), n_prompt_tokens_processed (evaluated prompt tokens,
+    // reset to 0 when the prompt starts, grown per decoded batch in metrics_post_decode), n_prompt_tokens_cache
+    // and next_token[0].n_decoded (0 until the first token); /slots is answered during the decode (yield_to_queue).
+    const s = await start({ prefillMsPerToken: 0.5 });
+    const reply = request(s.url, '/v1/messages', { body: simpleBody({ system: 'lorem ipsum '.repeat(3000), stream: true }) });
+    const seen: Array<Record<string, unknown>> = [];
+    while (s.stats.completed === 0) {
+      const [slot] = (await request(s.url, '/slots')).json() as Array<Record<string, unknown>>;
+      if (slot?.['is_processing'] === true) seen.push(slot);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await reply;
+    const total = s.requests.find((r) => r.path === '/v1/messages')?.promptTokens ?? 0;
+    const decoded = (x: Record<string, unknown>): unknown => (x['next_token'] as Array<Record<string, unknown>>)[0]?.['n_decoded'];
+    const reading = seen.filter((x) => decoded(x) === 0);
+    const processed = reading.map((x) => Number(x['n_prompt_tokens_processed']));
+    expect(new Set(processed).size, `processed counts: ${processed.join(', ')}`).toBeGreaterThanOrEqual(3);
+    expect(processed).toEqual([...processed].sort((a, b) => a - b));
+    for (const x of reading) {
+      const done = Number(x['n_prompt_tokens_processed']);
+      expect(done % 2048).toBe(0);
+      expect(x['n_prompt_tokens']).toBe(Math.min(total, done + 2048));
+      expect(x['n_prompt_tokens_cache']).toBe(0);
+    }
+    expect(total).toBeGreaterThan(7000);
+  });
+
   it('/metrics of a fresh server equals the capture byte for byte', async () => {
     const s = await start();
     const r = await request(s.url, '/metrics');

@@ -140,6 +140,19 @@ describe('vLLM /v1/messages', () => {
     expect(count.json()).toEqual({ input_tokens: anyNumber, context_management: { original_input_tokens: anyNumber } });
   });
 
+  it('without a tool parser, tools get 400 BadRequestError in vLLM\'s words (auto, any, a named tool); no tools pass', async () => {
+    const s = await start({ vllmToolParser: false });
+    const tools = [{ name: 'Bash', description: 'run', input_schema: { type: 'object' } }];
+    const refusal = (message: string): string => JSON.stringify({ type: 'error', error: { type: 'BadRequestError', message } });
+    const auto = await request(s.url, '/v1/messages', { body: body({ tools }) });
+    expect([auto.status, auto.text]).toEqual([400, refusal('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set')]);
+    const any = await request(s.url, '/v1/messages', { body: body({ tools, tool_choice: { type: 'any' } }) });
+    expect([any.status, any.text]).toEqual([400, refusal('tool_choice="required" requires --tool-call-parser to be set')]);
+    const named = await request(s.url, '/v1/messages', { body: body({ tools, tool_choice: { type: 'tool', name: 'Bash' } }) });
+    expect([named.status, named.text]).toEqual([400, refusal('tool_choice=function "Bash" requires --tool-call-parser to be set')]);
+    expect((await request(s.url, '/v1/messages', { body: body() })).status).toBe(200);
+  });
+
   it('accepts Bearer only on /v1*, 401 {"error":"Unauthorized"} otherwise', async () => {
     const s = await start({ apiKey: 'k' });
     const x = await request(s.url, '/v1/messages', { body: body(), headers: { 'x-api-key': 'k' } });

@@ -3,7 +3,7 @@
  * router-mode listings), shaped like the captured fixtures.
  */
 import { randomAlnum } from './ids.js';
-import type { SlotPool, SlotState } from './llama-slots.js';
+import { promptCounters, type SlotPool, type SlotState } from './llama-slots.js';
 import { qwenTemplateSource } from './qwen-template.js';
 import type { ResolvedOptions } from './sim-state.js';
 
@@ -163,20 +163,21 @@ export function routerModelsBody(o: ResolvedOptions, models: readonly string[]):
   };
 }
 
-function slotJson(s: SlotState, nCtx: number): Record<string, unknown> {
+function slotJson(s: SlotState, nCtx: number, now: number): Record<string, unknown> {
   const base: Record<string, unknown> = { id: s.id, n_ctx: nCtx, speculative: false, is_processing: s.busy };
   if (s.idTask === undefined) return base;
+  const prompt = promptCounters(s, now);
   return {
     ...base,
     id_task: s.idTask,
-    n_prompt_tokens: s.nPromptTokens,
-    n_prompt_tokens_processed: s.nPromptProcessed,
+    n_prompt_tokens: prompt.tokens,
+    n_prompt_tokens_processed: prompt.processed,
     n_prompt_tokens_cache: s.nPromptCache,
     ...(s.busy ? { params: defaultParams() } : {}),
     next_token: [{ has_next_token: s.busy, has_new_line: false, n_remain: s.nRemain, n_decoded: s.nDecoded }],
   };
 }
 
-export function slotsBody(pool: SlotPool, nCtx: number): unknown[] {
-  return pool.slots.map((s) => slotJson(s, nCtx));
+export function slotsBody(pool: SlotPool, nCtx: number, now = Date.now()): unknown[] {
+  return pool.slots.map((s) => slotJson(s, nCtx, now));
 }

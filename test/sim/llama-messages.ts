@@ -125,10 +125,15 @@ async function generate(
   const evaluated = a.promptTokens - a.cachedTokens;
   const prefillMs = o.firstTokenDelayMs + (turn.delayMs ?? 0) + evaluated * o.prefillMsPerToken;
   const prefillStart = performance.now();
+  a.slot.reading = { since: Date.now(), ms: prefillMs, tokens: evaluated };
   if (converted.stream) await sleepWithPings(ex.res, prefillMs, o.ssePingMs, ex.signal);
   else await sleep(prefillMs, ex.signal);
+  a.slot.reading = undefined;
   if (ex.signal.aborted) return 'aborted';
   a.slot.prompt = p.prompt;
+  a.slot.nPromptProcessed = evaluated;
+  a.slot.nPromptTokens = a.promptTokens;
+  a.slot.nDecoded = 1; // the first token is sampled before message_start goes out
   metrics.recordPrompt(evaluated, a.cachedTokens, elapsedSeconds(prefillStart));
 
   const budget = Math.min(converted.maxTokens < 0 ? Infinity : converted.maxTokens, o.context - a.promptTokens);
@@ -144,6 +149,7 @@ async function generate(
   const genStart = performance.now();
   const finish = (): void => {
     a.slot.nDecoded = plan.outputTokens;
+    a.slot.nPromptTokens = a.promptTokens + plan.outputTokens;
     metrics.recordGeneration(plan.outputTokens, elapsedSeconds(genStart), a.promptTokens + plan.outputTokens, pool.busyCount);
   };
 

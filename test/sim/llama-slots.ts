@@ -13,11 +13,34 @@ export interface SlotState {
   tLast: number;
   busy: boolean;
   idTask: number | undefined;
+  /** Tokens in the slot's KV cache: the cached prefix, then each batch as it is queued, then each generated token. */
   nPromptTokens: number;
+  /** Prompt tokens evaluated so far (not the cached ones). */
   nPromptProcessed: number;
   nPromptCache: number;
   nDecoded: number;
   nRemain: number;
+  /** While the prompt is being read: from when, for how long, how many tokens (read at a steady pace, a batch at a time). */
+  reading: { readonly since: number; readonly ms: number; readonly tokens: number } | undefined;
+}
+
+/**
+ * llama-server's default --batch-size: the prompt is queued and evaluated this many tokens at a time, and
+ * /slots counts them a batch at a time (server-context.cpp: the batch loop in update_slots; metrics_post_decode).
+ */
+export const N_BATCH = 2048;
+
+/**
+ * The slot's prompt counters at `now`, as /slots reports them while the prompt is read (server-context.cpp
+ * server_slot::to_json): n_prompt_tokens_processed counts whole evaluated batches, n_prompt_tokens also the batch
+ * being evaluated (queued into the KV list before the decode), on top of the cached prefix.
+ */
+export function promptCounters(s: SlotState, now: number): { readonly tokens: number; readonly processed: number } {
+  const r = s.reading;
+  if (r === undefined) return { tokens: s.nPromptTokens, processed: s.nPromptProcessed };
+  const fraction = r.ms > 0 ? Math.min(1, (now - r.since) / r.ms) : 1;
+  const processed = Math.min(r.tokens, Math.floor((r.tokens * fraction) / N_BATCH) * N_BATCH);
+  return { tokens: s.nPromptCache + Math.min(r.tokens, processed + N_BATCH), processed };
 }
 
 export interface SlotAssignment {
@@ -57,6 +80,7 @@ export class SlotPool {
       nPromptCache: 0,
       nDecoded: 0,
       nRemain: -1,
+      reading: undefined,
     }));
   }
 
@@ -119,9 +143,10 @@ export class SlotPool {
     slot.busy = true;
     slot.idTask = this.taskCounter++;
     const cachedTokens = cachedTokensFor(lcp, promptTokens);
-    slot.nPromptTokens = promptTokens;
+    // The KV list is cut back to the cached prefix; the prompt is read in generate() (startReading).
+    slot.nPromptTokens = cachedTokens;
     slot.nPromptCache = cachedTokens;
-    slot.nPromptProcessed = promptTokens - cachedTokens;
+    slot.nPromptProcessed = 0;
     slot.nDecoded = 0;
     return { slot, how, promptTokens, cachedTokens };
   }

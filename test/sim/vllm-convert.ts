@@ -94,6 +94,22 @@ function systemBlocksText(blocks: unknown): string {
     .join('');
 }
 
+/**
+ * vLLM started without --enable-auto-tool-choice / --tool-call-parser: the tool_choice its Anthropic
+ * converter derives (vllm/entrypoints/anthropic/serving.py: tools without a tool_choice → "auto",
+ * any → "required", tool → that function) is refused before rendering, as HTTP 400 BadRequestError
+ * (vllm/renderers/online_renderer.py OnlineRenderer.render_chat). The message, or undefined when accepted.
+ */
+export function toolParserRefusal(body: JsonRecord): string | undefined {
+  const choice = isRecord(body['tool_choice']) ? body['tool_choice'] : undefined;
+  const type = choice?.['type'];
+  const hasTools = body['tools'] !== undefined && body['tools'] !== null;
+  if (type === 'any') return 'tool_choice="required" requires --tool-call-parser to be set';
+  if (type === 'tool') return `tool_choice=function "${str(choice?.['name']) ?? ''}" requires --tool-call-parser to be set`;
+  if (type === 'auto' || hasTools) return '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
+  return undefined;
+}
+
 export function convertAnthropicVllm(body: JsonRecord, inline: 'merge' | 'keep'): VllmConverted {
   const out: OaiMessage[] = [];
   const sys = body['system'];

@@ -12,7 +12,7 @@ import { renderQwen, TemplateError } from './qwen-template.js';
 import { parseRequest, planOutput, resolveTurn, thinkingEnabled } from './script.js';
 import type { Exchange, SimState } from './sim-state.js';
 import type { Turn } from './types.js';
-import { convertAnthropicVllm, validateVllm, validationErrorBody } from './vllm-convert.js';
+import { convertAnthropicVllm, toolParserRefusal, validateVllm, validationErrorBody } from './vllm-convert.js';
 import { VllmEngine } from './vllm-engine.js';
 import { vllmError, vllmMessageBody, vllmStreamError, vllmStreamEvents, type VllmUsage } from './vllm-stream.js';
 
@@ -99,10 +99,8 @@ export class VllmHandler {
     if (issues.length > 0) return sendJson(ex.res, 400, validationErrorBody(issues));
     const model = String(body['model']);
     if (model !== o.modelId) return sendJson(ex.res, 404, vllmError('NotFoundError', `The model \`${model}\` does not exist.`));
-    if (Array.isArray(body['tools']) && body['tools'].length > 0 && !o.vllmToolParser) {
-      const msg = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set';
-      return sendJson(ex.res, 400, vllmError('BadRequestError', msg));
-    }
+    const noParser = o.vllmToolParser ? undefined : toolParserRefusal(body);
+    if (noParser !== undefined) return sendJson(ex.res, 400, vllmError('BadRequestError', noParser));
     const converted = convertAnthropicVllm(body, o.vllmInlineSystem);
     let prompt: string;
     try {

@@ -93,10 +93,10 @@ const CATALOGUE: readonly Entry[] = [
   },
   {
     kind: 'vllm_tool_choice',
-    matches: has(/tool choice requires --enable-auto-tool-choice|--tool-call-parser/),
-    what: 'vLLM refused the tool definitions: it was started without a tool-call parser, so it cannot return tool calls.',
-    causes: ['vLLM started without --enable-auto-tool-choice and --tool-call-parser'],
-    try: ['restart vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model> (qwen3_coder or qwen3_xml for Qwen3.x, hermes for older Qwen, openai for gpt-oss)'],
+    matches: has(/tool choice requires --enable-auto-tool-choice|requires --tool-call-parser to be set/),
+    what: "vLLM refused the request before the model ran: it was started without tool calling, and every Claude Code request offers tools (vLLM's Anthropic endpoint turns them into tool_choice \"auto\").",
+    causes: ['vLLM started without --enable-auto-tool-choice and --tool-call-parser (both are needed; tool calling is not optional for Claude Code)'],
+    try: ['restart vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model>: qwen3_coder or qwen3_xml for Qwen3.x, hermes for older Qwen, llama3_json for Llama 3.x, mistral for Mistral'],
   },
   {
     kind: 'loading',

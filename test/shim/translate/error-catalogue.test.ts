@@ -20,6 +20,13 @@ const fixture = (name: string): ErrorFacts => {
 const PEG_STREAM = '{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}';
 const PEG_HTTP = '{"error":{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}}';
 
+/**
+ * vLLM without a tool-call parser: vllm/renderers/online_renderer.py (OnlineRenderer.render_chat) returns
+ * create_error_response(message) — type BadRequestError, HTTP 400 — and the Anthropic router
+ * (vllm/entrypoints/anthropic/api_router.py translate_error_response) sends it as AnthropicErrorResponse.
+ */
+const VLLM_NO_PARSER = (message: string): string => `{"type":"error","error":{"type":"BadRequestError","message":"${message}"}}`;
+
 const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFacts]> = [
   ['output_parser', 'peg-native error event inside a 200 stream', facts(200, PEG_STREAM, { source: 'stream' })],
   ['output_parser', 'peg-native error as HTTP 500', facts(500, PEG_HTTP)],
@@ -33,7 +40,9 @@ const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFac
   ['context_overflow', 'exceed_context_size_error while streaming (captured, b9553)', fixture('b9553/err-context-stream.http')],
   ['vllm_max_model_len', 'vLLM prompt + max_tokens > max_model_len (simulator wording, from vLLM source)', facts(500, '{"type":"error","error":{"type":"internal_error","message":"This model\'s maximum context length is 32768 tokens. However, you requested 32000 output tokens and your prompt contains at least 769 input tokens, for a total of at least 32769 tokens. Please reduce the length of the input prompt or the number of requested output tokens."}}')],
   ['vllm_max_model_len', 'vLLM max_tokens alone too large', facts(400, '{"type":"error","error":{"type":"BadRequestError","message":"max_completion_tokens=40000 cannot be greater than max_model_len=max_total_tokens=32768. Please request fewer output tokens."}}')],
-  ['vllm_tool_choice', 'vLLM without a tool parser (simulator wording, from vLLM source)', facts(400, '{"type":"error","error":{"type":"BadRequestError","message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set"}}')],
+  ['vllm_tool_choice', 'vLLM without --enable-auto-tool-choice: tools, so tool_choice "auto"', facts(400, VLLM_NO_PARSER('\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'))],
+  ['vllm_tool_choice', 'vLLM without --tool-call-parser: tool_choice any', facts(400, VLLM_NO_PARSER('tool_choice=\\"required\\" requires --tool-call-parser to be set'))],
+  ['vllm_tool_choice', 'vLLM without --tool-call-parser: tool_choice naming a tool', facts(400, VLLM_NO_PARSER('tool_choice=function \\"Bash\\" requires --tool-call-parser to be set'))],
   ['loading', 'llama.cpp 503 Loading model (backends.md §3.2)', facts(503, '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}')],
   // llama.cpp server-context.cpp, when llama_decode finds no room in the KV cache.
   ['out_of_memory', 'KV cache too small for the prompt', facts(500, '{"error":{"code":500,"message":"Input prompt is too big compared to KV size. Please try increasing KV size.","type":"server_error"}}')],
@@ -64,6 +73,11 @@ describe('error catalogue: each entry explains its real body', () => {
     const e = explainBackendError(facts(200, PEG_STREAM, { source: 'stream' }));
     const text = [e.what, ...e.causes, ...e.try].join(' ');
     for (const word of ['tool calling', '--chat-template', '--reasoning', 'quantisation']) expect(text).toContain(word);
+  });
+
+  it('the vLLM tool-parser explanation gives the flags to restart with', () => {
+    const e = explainBackendError(facts(400, VLLM_NO_PARSER('\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set')));
+    expect(e.try.join(' ')).toMatch(/--enable-auto-tool-choice --tool-call-parser .*qwen3_coder/);
   });
 
   it('the shim keeps the in-stream error\'s words, so the catalogue can read them', () => {
