@@ -2,7 +2,7 @@
  * One row of the jobs table: what a user sorts and scans by. Built from the
  * record alone, so the list never opens a job's logs.
  */
-import type { JobRecord } from '../jobs/job-record.js';
+import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
 
 export interface JobRow {
   readonly id: string;
@@ -19,6 +19,8 @@ export interface JobRow {
   readonly requests: number;
   /** Output tokens per second of the job's open requests now (running jobs only). */
   readonly tokens_per_s: number | undefined;
+  /** Prompt tokens the server has read so far for the job's open requests, while it reads them: the job page follows it. */
+  readonly prompt_read_tokens: number | undefined;
   readonly queue_position: number | undefined;
   readonly last_activity: string | undefined;
   readonly error: string | undefined;
@@ -26,9 +28,10 @@ export interface JobRow {
 
 const TASK_PREVIEW = 140;
 
-function tokensPerS(record: JobRecord): number | undefined {
-  const speeds = (record.in_flight ?? []).map((r) => r.tokens_per_s).filter((v): v is number => v !== undefined);
-  return speeds.length === 0 ? undefined : Math.round(speeds.reduce((a, b) => a + b, 0));
+/** The sum of one number over the open requests that have it. */
+function sumOpen(record: JobRecord, value: (r: InFlightRequest) => number | undefined): number | undefined {
+  const values = (record.in_flight ?? []).map(value).filter((v): v is number => v !== undefined);
+  return values.length === 0 ? undefined : Math.round(values.reduce((a, b) => a + b, 0));
 }
 
 export function jobRow(record: JobRecord): JobRow {
@@ -45,7 +48,8 @@ export function jobRow(record: JobRecord): JobRow {
     tool_calls: record.tool_calls,
     files_touched: record.files_touched.length,
     requests: record.requests,
-    tokens_per_s: tokensPerS(record),
+    tokens_per_s: sumOpen(record, (r) => r.tokens_per_s),
+    prompt_read_tokens: sumOpen(record, (r) => r.prompt_read_tokens),
     queue_position: record.queue?.position,
     last_activity: record.last_activity?.what,
     error: record.error?.slice(0, 300),

@@ -7,6 +7,7 @@
  */
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
+import { inFlightSummary } from '../jobs/in-flight-line.js';
 import type { InFlightRequest } from '../jobs/job-record.js';
 
 export interface RequestPoint {
@@ -25,6 +26,10 @@ export interface RequestPoint {
   readonly error: string | null;
   /** Still open: its bar grows while the job runs (output so far; total_ms = open for). */
   readonly open?: boolean;
+  /** Open and reading its prompt: tokens the server has read so far, the cached part included (cached = that part). */
+  readonly prompt_read?: number;
+  /** Open: what it is doing, in the words job_status and the CLI use. */
+  readonly line?: string;
 }
 
 export interface RequestSeries {
@@ -136,12 +141,14 @@ export function withOpenRequests(points: readonly RequestPoint[], inFlight: read
       status: 0,
       ttfb_ms: null,
       total_ms: Math.max(0, now.getTime() - Date.parse(r.started_at)),
-      cached: r.cached_tokens ?? null,
+      cached: r.cached_tokens ?? r.prompt_read_cached ?? null,
       fresh: r.prompt_tokens === undefined ? null : r.prompt_tokens - (r.cached_tokens ?? 0),
       output: r.output_tokens,
       messages: null,
       error: null,
       open: true,
+      ...(r.prompt_read_tokens === undefined ? {} : { prompt_read: r.prompt_read_tokens }),
+      line: inFlightSummary(r, now),
     }));
   return [...points, ...open];
 }

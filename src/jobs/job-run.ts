@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { processStartTime } from '../coord/process-identity.js';
 import { metricsDelta, snapshotMetrics } from '../backends/metrics-delta.js';
-import type { Endpoint } from '../config/schema.js';
+import type { BackendKind, Endpoint } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { redactSecrets } from '../secrets/redact.js';
@@ -50,10 +50,11 @@ const MAX_BACKEND_ERRORS = 20;
 const MAX_ERROR_CHARS = 300;
 
 /** The backend error a request log entry reports, explained; undefined for a request that went well or that the client abandoned. */
-function backendError(entry: RequestLogEntry): BackendErrorEvent | undefined {
+function backendError(entry: RequestLogEntry, backend: BackendKind): BackendErrorEvent | undefined {
   if (entry.status === 0 || (entry.status < 400 && entry.error === undefined)) return undefined;
   const message = (entry.original_error ?? entry.error ?? '').slice(0, MAX_ERROR_CHARS);
-  const explanation = explainBackendError({ status: entry.backend_status ?? entry.status, text: `${entry.original_error ?? ''}\n${entry.error ?? ''}`, source: entry.error_source, path: entry.path });
+  const facts = { status: entry.backend_status ?? entry.status, text: `${entry.original_error ?? ''}\n${entry.error ?? ''}`, source: entry.error_source, path: entry.path, backend };
+  const explanation = explainBackendError(facts);
   return { at: entry.t, request: entry.request, status: entry.backend_status ?? entry.status, source: entry.error_source, message, explanation: { ...explanation, causes: [...explanation.causes], try: [...explanation.try] } };
 }
 
@@ -174,7 +175,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       if (entry.path.startsWith('/v1/messages') && !entry.path.startsWith('/v1/messages/count_tokens')) {
         requests++;
         live.finished(entry);
-        const failure = backendError(entry);
+        const failure = backendError(entry, job.endpoint.backend);
         if (failure !== undefined) {
           backendErrors.push(failure);
           if (backendErrors.length > MAX_BACKEND_ERRORS) backendErrors.shift();

@@ -289,6 +289,38 @@ describe('dashboard in Chromium', () => {
     }
   });
 
+  it('shows how much of its prompt the server has read while a real request reads it', async () => {
+    const fresh = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    try {
+      await fresh.goto(dash.url);
+      await fresh.waitForSelector('body[data-live="open"]');
+      // The first request reads its prompt (~15k tokens) over 12 s; the simulator's /slots counts it 2,048 tokens at a time.
+      sim.setScript((req) => (req.assistantTurns === 0 ? { text: 'Done.', delayMs: 12_000 } : { text: 'Done.' }));
+      const started = await t.app.jobs.start({ task: 'Say done.', model: 'qwen3.8-27b' });
+      await fresh.waitForSelector(`tr[data-id="${started.id}"][data-status="running"]`, { timeout: 20_000 });
+      await fresh.click(`tr[data-id="${started.id}"] a`);
+      await fresh.waitForSelector('#job-view[data-status="running"]');
+
+      const read = async (): Promise<number> => Number((await fresh.getAttribute('#chart-prompt', 'data-reading')) ?? 'NaN');
+      // The open request's bar grows as the server reads (from 0, a batch at a time), and its line says so in the command line's words.
+      await expect.poll(read, { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+      const first = await read();
+      await expect.poll(read, { timeout: 20_000, interval: 100 }).toBeGreaterThan(first);
+      const line = (): Promise<string> => fresh.locator('#req-open li').first().innerText();
+      await expect.poll(line, { timeout: 20_000, interval: 100 }).toMatch(/^request 1: reading the prompt for \d+ s, [\d,k]+ prompt tokens read \([\d,k]+ cached\) at ~[\d,k]+ tokens\/s, last byte \d+ s ago$/);
+      expect((await drawnAs(fresh, '#chart-prompt', 'read so far (open request)')).tallest).toBeGreaterThan(10);
+      expect(await fresh.evaluate('document.body.innerText')).not.toMatch(MODEL_WORDS);
+      await fresh.screenshot({ path: join(OUT, 'dashboard-job-reading-prompt.png'), fullPage: true });
+
+      // Once it answers, the bar is the prompt as the server counted it, and no line is left open.
+      await fresh.waitForSelector('#job-view[data-status="succeeded"]', { timeout: 60_000 });
+      await fresh.waitForSelector('#chart-prompt:not([data-reading])');
+      expect(await fresh.locator('#req-open li').count()).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  }, 90_000);
+
   it('follows a real job from running to succeeded without a reload', async () => {
     await page.goto(dash.url);
     await page.waitForSelector('body[data-live="open"]');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { ollamaError } from '../sim/ollama-stream.js';
 import { endpointYaml, ok, startInProcess, textOf, until, type InProcess } from '../reliability/in-process.js';
 
 let sim: Simulator | undefined;
@@ -100,6 +101,20 @@ describe('live progress and backend errors of a running job', () => {
     expect(done.error).toContain('--enable-auto-tool-choice --tool-call-parser');
     expect(done.backend_errors?.[0]).toMatchObject({ status: 400, source: 'http', explanation: { kind: 'vllm_tool_choice' } });
     expect(done.backend_errors?.[0]?.message).toContain('tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
+  }, 150_000);
+
+  it('an Ollama whose renderer refuses the conversation: the job fails at once, its error gives fixes Ollama has', async () => {
+    sim = await startSimulator({ flavor: 'ollama', script: [{ error: { status: 500, body: ollamaError(500, 'system message must be at the beginning') } }] });
+    h = await startInProcess({ yaml: endpointYaml(sim.url, { extra: '    backend: ollama' }) });
+    const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
+    const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
+    expect(done.status).toBe('failed');
+    expect(done.backend_errors?.[0]).toMatchObject({ status: 500, source: 'http', explanation: { kind: 'template' } });
+    expect(done.error).toMatch(/^The model's chat template refused the conversation/);
+    expect(done.error).toContain('Modelfile');
+    // Not a word of llama.cpp's or vLLM's flags: Ollama has none of them.
+    expect(done.error).not.toMatch(/--chat-template|--jinja/);
+    expect(transcriptOf(id)).not.toMatch(/--chat-template|--jinja/);
   }, 150_000);
 
   it('flags a silent request with what is known, and a runaway answer far past the usual length', async () => {

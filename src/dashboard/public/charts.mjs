@@ -5,7 +5,7 @@
 import { fmtCompact, fmtInt } from './dom.mjs';
 
 // `failed` is not the context line's red: a failed request must not read as "hit the context window".
-const COLORS = { ttfb: '#2563eb', total: '#f59e0b', cached: '#16a34a', fresh: '#f97316', output: '#7c3aed', open: '#c4b5fd', context: '#dc2626', failed: '#9f1239' };
+const COLORS = { ttfb: '#2563eb', total: '#f59e0b', cached: '#16a34a', fresh: '#f97316', reading: '#fdba74', output: '#7c3aed', open: '#c4b5fd', context: '#dc2626', failed: '#9f1239' };
 const HEIGHT = 210;
 
 function bars() {
@@ -80,19 +80,22 @@ const positive = (v) => (v === null || v === undefined || v <= 0 ? null : v);
  * Prompt sizes on a log scale, so a 2k-token prompt still shows as a bar next
  * to a 128k context line. A failed request has no usage: its bar (own colour)
  * stands at the size the conversation had reached, the previous request's
- * prompt plus its output, which its own prompt was at least.
+ * prompt plus its output, which its own prompt was at least. An open request
+ * whose prompt the server is reading (llama.cpp /slots) stands, lighter, at
+ * what has been read so far, and grows with every refresh.
  */
 function prompt(points, width, context) {
   const cached = points.map((p) => positive(p.cached));
   // Stacked by drawing the whole prompt first and the cached part over it.
   const whole = points.map((p) => (p.fresh === null ? null : positive((p.cached ?? 0) + p.fresh)));
+  const reading = points.map((p) => positive(p.prompt_read));
   let reached = null;
   const failed = points.map((p, i) => {
     const size = p.error && whole[i] === null ? reached ?? context ?? null : null;
     if (whole[i] !== null) reached = whole[i] + (p.output ?? 0);
     return size;
   });
-  const data = [points.map((p) => p.n), whole, cached];
+  const data = [points.map((p) => p.n), whole];
   const series = [
     {
       label: 'evaluated anew',
@@ -102,8 +105,14 @@ function prompt(points, width, context) {
       points: { show: false },
       value: (_u, v, _s, i) => (v === null || v === undefined || i === null ? '—' : fmtInt(v - (cached[i] ?? 0))),
     },
-    { label: 'reused from KV cache', fill: COLORS.cached, stroke: COLORS.cached, paths: bars(), points: { show: false }, value: fmtTokens },
   ];
+  // Before the cached series, so the cached part of a prompt being read is drawn over it too.
+  if (reading.some((v) => v !== null)) {
+    data.push(reading);
+    series.push({ label: 'read so far (open request)', fill: COLORS.reading, stroke: COLORS.fresh, paths: bars(), points: { show: false }, value: fmtTokens });
+  }
+  data.push(cached);
+  series.push({ label: 'reused from KV cache', fill: COLORS.cached, stroke: COLORS.cached, paths: bars(), points: { show: false }, value: fmtTokens });
   if (failed.some((v) => v !== null)) {
     data.push(failed);
     series.push({ label: 'failed request', fill: COLORS.failed, stroke: COLORS.failed, paths: bars(), points: { show: false }, value: fmtTokens });
@@ -156,10 +165,13 @@ export function createCharts(containers) {
       draw(containers.latency, (w) => latency(points, w, containers.latency));
       draw(containers.prompt, (w) => prompt(points, w, context));
       draw(containers.output, (w) => output(points, w));
-      // For tests and screen readers: the open request's output so far, or nothing.
+      // For tests and screen readers: the open request's output so far and prompt read so far, or nothing.
       const open = points.filter((p) => p.open);
       if (open.length > 0) containers.output.dataset.open = open.map((p) => p.output).join(' ');
       else delete containers.output.dataset.open;
+      const reading = open.filter((p) => p.prompt_read !== undefined);
+      if (reading.length > 0) containers.prompt.dataset.reading = reading.map((p) => p.prompt_read).join(' ');
+      else delete containers.prompt.dataset.reading;
     },
     destroy() {
       observer.disconnect();
@@ -167,6 +179,7 @@ export function createCharts(containers) {
         entry.plot.destroy();
         delete container.dataset.points;
         delete container.dataset.open;
+        delete container.dataset.reading;
         delete container.dataset.yTicks;
       }
       plots.clear();

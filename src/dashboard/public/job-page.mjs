@@ -94,6 +94,8 @@ export function createJobPage({ fetchJson }) {
     let note = summariseRequests(series.points, series.context);
     if (series.unreadable > 0) note += ` · ${series.unreadable} unreadable log lines`;
     byId('req-summary').textContent = note;
+    // What each open request is doing, in the words of the command line and job_status.
+    byId('req-open').replaceChildren(...series.points.filter((p) => p.open && p.line).map((p) => el('li', {}, p.line)));
     byId('req-errors').replaceChildren(
       ...series.points.filter((p) => p.error).slice(-20).map((p) => el('li', {}, `request #${p.n} (${fmtWhen(p.t)}): HTTP ${p.status} ${p.error}`)),
     );
@@ -130,7 +132,7 @@ export function createJobPage({ fetchJson }) {
         delete root.dataset.loaded;
         charts.destroy();
         byId('job-title').textContent = `Job ${id}`;
-        for (const part of ['job-facts', 'job-outcome', 'job-files', 'req-errors']) byId(part).replaceChildren();
+        for (const part of ['job-facts', 'job-outcome', 'job-files', 'req-open', 'req-errors']) byId(part).replaceChildren();
         for (const part of ['job-task', 'job-diffstat', 'job-tail', 'req-summary', 'diff-note']) byId(part).textContent = '';
       }
       root.hidden = false;

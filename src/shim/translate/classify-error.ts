@@ -46,13 +46,6 @@ const DETERMINISTIC_SERVER_ERRORS = [
   /prefill is incompatible with enable_thinking/, // "Assistant response prefill is incompatible with enable_thinking."
 ];
 
-const TEMPLATE_LABEL: Readonly<Record<BackendKind, string>> = {
-  'llama.cpp': 'llama.cpp Jinja template error',
-  vllm: 'vLLM chat template error',
-  ollama: 'Ollama chat template error',
-  other: 'chat template error',
-};
-
 export function serverName(endpoint: string | undefined): string {
   return endpoint === undefined || endpoint === '' ? 'the model server' : `the model server '${endpoint}'`;
 }
@@ -104,7 +97,7 @@ export function classifyError(input: ClassifyInput): TranslatedError {
 
   const reason = findTemplateError(message);
   if (reason !== undefined) {
-    const text = templateErrorMessage(reason, TEMPLATE_LABEL[input.backend], status);
+    const text = templateErrorMessage(reason, input.backend, status);
     return errorResponse({ status: 400, type: 'invalid_request_error', message: text, kind: 'template', original, noRetry: true });
   }
 

@@ -7,6 +7,7 @@
  * Facts behind the entries: ../shared/docs/backends.md §3 (llama.cpp error
  * shapes), §7 (vLLM), §10 (recurring failure modes), §11, §13 (measured).
  */
+import type { BackendKind } from '../../config/schema.js';
 import type { ErrorSource } from '../request-log.js';
 
 export interface ErrorFacts {
@@ -16,6 +17,8 @@ export interface ErrorFacts {
   readonly text: string;
   readonly source: ErrorSource | undefined;
   readonly path: string;
+  /** The endpoint's backend: where the fix differs by server, the advice is this server's own. */
+  readonly backend: BackendKind;
 }
 
 export interface Explanation {
@@ -26,11 +29,51 @@ export interface Explanation {
   readonly try: readonly string[];
 }
 
-interface Entry extends Explanation {
+/** Words that differ by backend: each server gets fixes it has (Ollama has no --chat-template). */
+type PerBackend = Readonly<Record<BackendKind, readonly string[]>>;
+
+interface Entry {
+  readonly kind: string;
   readonly matches: (facts: ErrorFacts) => boolean;
+  readonly what: string;
+  readonly causes: readonly string[] | PerBackend;
+  readonly try: readonly string[] | PerBackend;
 }
 
+// A list has no backend keys, so `in` tells the two shapes apart.
+const forBackend = (words: readonly string[] | PerBackend, backend: BackendKind): readonly string[] => ('ollama' in words ? words[backend] : words);
+
 const has = (re: RegExp) => (f: ErrorFacts): boolean => re.test(f.text);
+
+const STRICTER_TEMPLATE = 'a template stricter than Claude Code needs (e.g. "System message must be at the beginning" for mid-conversation system messages)';
+const FOLDED_ALREADY = 'localagents folds system messages already; if it still fails, report the template line the error names';
+
+/** A template refusing the conversation; its fixes also go to Claude Code (template-error.ts). */
+const TEMPLATE: Entry = {
+  kind: 'template',
+  // Ollama's Go renderers say it in lower case (ollama/ollama#17774).
+  matches: has(/Jinja Exception|Unable to generate parser for this template|chat template rejected|System message must be at the beginning|Conversation roles must alternate/i),
+  what: "The model's chat template refused the conversation before the model ran; the same request fails the same way on every retry.",
+  causes: {
+    'llama.cpp': [STRICTER_TEMPLATE, 'a --chat-template (or --chat-template-file) that does not belong to this model'],
+    vllm: [STRICTER_TEMPLATE, 'a --chat-template that does not belong to this model'],
+    // ollama/ollama#17754: qwen3.8's renderer in Ollama 0.32.12 and 0.32.13 refused Claude Code's mid-conversation system messages.
+    ollama: [`${STRICTER_TEMPLATE}: the model's built-in renderer (the RENDERER line of its Modelfile) or its Modelfile TEMPLATE, e.g. qwen3.8 on Ollama 0.32.12–0.32.13`],
+    other: [STRICTER_TEMPLATE, 'a chat template that does not belong to this model'],
+  },
+  try: {
+    'llama.cpp': ["use the model's own template with --jinja, or a --chat-template-file without the failing raise_exception", FOLDED_ALREADY],
+    vllm: ["start vLLM with --chat-template pointing at the model's template without the failing raise_exception", FOLDED_ALREADY],
+    // #17757 and #17855 (merged August 2026) made the Qwen renderers accept them.
+    ollama: [
+      'update Ollama: newer releases render mid-conversation system messages for the models whose renderer refused them',
+      'or make a variant of the model whose Modelfile has, in place of its RENDERER line, a TEMPLATE that renders a system message wherever it comes (`ollama show --modelfile <model>` prints the Modelfile, `ollama create <new name> -f <file>` builds the variant), and name the variant in models.yaml',
+      // A Go renderer names no template line.
+      'localagents folds system messages already; if Ollama still refuses, report it with the job\'s requests.jsonl',
+    ],
+    other: ["give the server a chat template that accepts this conversation (the server's documentation says how)", FOLDED_ALREADY],
+  },
+};
 
 const CATALOGUE: readonly Entry[] = [
   {
@@ -58,19 +101,7 @@ const CATALOGUE: readonly Entry[] = [
     causes: ['llama-server was started without --jinja'],
     try: ['restart llama-server with --jinja'],
   },
-  {
-    kind: 'template',
-    matches: has(/Jinja Exception|Unable to generate parser for this template|chat template rejected|System message must be at the beginning|Conversation roles must alternate/),
-    what: "The model's chat template refused the conversation before the model ran; the same request fails the same way on every retry.",
-    causes: [
-      'a template stricter than Claude Code needs (e.g. "System message must be at the beginning" for mid-conversation system messages)',
-      'a --chat-template that does not belong to this model',
-    ],
-    try: [
-      "use the model's own template with --jinja, or a --chat-template-file without the failing raise_exception",
-      'localagents folds system messages already; if it still fails, report the template line the error names',
-    ],
-  },
+  TEMPLATE,
   {
     kind: 'context_overflow',
     matches: has(/exceed_context_size_error|exceeds the available context size|is larger than the max context size|prompt is too long/),
@@ -167,7 +198,16 @@ function fallback(facts: ErrorFacts): Explanation {
 export function explainBackendError(facts: ErrorFacts): Explanation {
   const entry = CATALOGUE.find((e) => e.matches(facts));
   if (entry === undefined) return fallback(facts);
-  return { kind: entry.kind, what: entry.what, causes: entry.causes, try: entry.try };
+  return worded(entry, facts.backend);
+}
+
+function worded(entry: Entry, backend: BackendKind): Explanation {
+  return { kind: entry.kind, what: entry.what, causes: forBackend(entry.causes, backend), try: forBackend(entry.try, backend) };
+}
+
+/** What to try for a template refusal on this backend: the catalogue's words, for the message Claude Code gets. */
+export function templateFixes(backend: BackendKind): readonly string[] {
+  return worded(TEMPLATE, backend).try;
 }
 
 /** The kinds in the catalogue, for the test that gives each a real body. */

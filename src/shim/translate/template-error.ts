@@ -7,6 +7,8 @@
  * source excerpt around the reason. Claude Code retries a 500 ten times over
  * about three minutes, and the same request fails the same way every time.
  */
+import type { BackendKind } from '../../config/schema.js';
+import { templateFixes } from './error-catalogue.js';
 
 // llama.cpp: "…\nError: Jinja Exception: System message must be at the beginning."
 const JINJA_EXCEPTION = 'Jinja Exception:';
@@ -45,11 +47,18 @@ function firstLine(text: string): string {
   return (text.trim().split('\n')[0] ?? '').trim().slice(0, MAX_REASON_CHARS);
 }
 
-/** Plain-words message for Claude Code (and the human reading its transcript); label e.g. "llama.cpp Jinja template error". */
-export function templateErrorMessage(reason: string, backendLabel: string, status: number): string {
+const TEMPLATE_LABEL: Readonly<Record<BackendKind, string>> = {
+  'llama.cpp': 'llama.cpp Jinja template error',
+  vllm: 'vLLM chat template error',
+  ollama: 'Ollama chat template error',
+  other: 'chat template error',
+};
+
+/** Plain-words message for Claude Code (and the human reading its transcript), with the fixes this backend has. */
+export function templateErrorMessage(reason: string, backend: BackendKind, status: number): string {
   return (
     `The model server's chat template rejected the request: ${reason} ` +
-    `(${backendLabel}, HTTP ${status}. Retrying the same request will not help: ` +
-    `the conversation needs a layout this template accepts, or the server a different --chat-template.)`
+    `(${TEMPLATE_LABEL[backend]}, HTTP ${status}. Retrying the same request will not help. ` +
+    `What fixes it: ${templateFixes(backend).join('; ')}.)`
   );
 }

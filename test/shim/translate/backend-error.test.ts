@@ -116,10 +116,18 @@ describe('translateBackendError: chat template errors → 400, x-should-retry: f
     const body = { type: 'error', error: { type: 'api_error', message: 'system message must be at the beginning' }, request_id: 'req_0f3c9a1be2d4475a8c1e6b20' };
     const result = translateBackendError({ status: 500, body: JSON.stringify(body), backend: 'ollama', endpoint: 'box' });
     expect(result).toMatchObject({ status: 400, kind: 'template', headers: { 'x-should-retry': 'false' } });
-    expect(result.body.error.message).toBe(
-      "The model server's chat template rejected the request: system message must be at the beginning (Ollama chat template error, HTTP 500. " +
-        'Retrying the same request will not help: the conversation needs a layout this template accepts, or the server a different --chat-template.)',
-    );
+    const message = result.body.error.message;
+    expect(message).toMatch(/^The model server's chat template rejected the request: system message must be at the beginning \(Ollama chat template error, HTTP 500\. Retrying the same request will not help\./);
+    // The fix Ollama has, not llama.cpp's or vLLM's flags.
+    expect(message).toContain('Modelfile');
+    expect(message).not.toMatch(/--chat-template|--jinja/);
+  });
+
+  it('llama.cpp and vLLM are told of their own template flags', () => {
+    expect(fromFixture('err-system-mid.http').body.error.message).toContain('--chat-template-file');
+    const fromVllm = vllm(500, { type: 'error', error: { type: 'internal_error', message: 'System message must be at the beginning.' } }).body.error.message;
+    expect(fromVllm).toContain('--chat-template');
+    expect(fromVllm).not.toMatch(/--jinja|--chat-template-file|Modelfile/);
   });
 });
 

@@ -10,7 +10,7 @@ import { CATALOGUE_KINDS, explainBackendError, type ErrorFacts } from '../../../
 import { translateStreamErrorData } from '../../../src/shim/translate/stream-error.js';
 import { llamaHttp } from '../rewrite/fixtures.js';
 
-const facts = (status: number, text: string, extra: Partial<ErrorFacts> = {}): ErrorFacts => ({ status, text, source: 'http', path: '/v1/messages', ...extra });
+const facts = (status: number, text: string, extra: Partial<ErrorFacts> = {}): ErrorFacts => ({ status, text, source: 'http', path: '/v1/messages', backend: 'llama.cpp', ...extra });
 const fixture = (name: string): ErrorFacts => {
   const { status, body } = llamaHttp(name);
   return facts(status, body);
@@ -27,6 +27,11 @@ const PEG_HTTP = '{"error":{"code":500,"message":"The model produced output that
  */
 const VLLM_NO_PARSER = (message: string): string => `{"type":"error","error":{"type":"BadRequestError","message":"${message}"}}`;
 
+/** Ollama's strict renderer (ollama/ollama#17774): middleware/anthropic.go writeError → 500 api_error with a request id. */
+const OLLAMA_SYSTEM_MID = '{"type":"error","error":{"type":"api_error","message":"system message must be at the beginning"},"request_id":"req_0f3c9a1be2d4475a8c1e6b20"}';
+/** Flags of llama-server and vLLM that Ollama does not have. */
+const NOT_OLLAMA_FLAGS = /--chat-template|--jinja|--reasoning|--parallel|--max-model-len/;
+
 const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFacts]> = [
   ['output_parser', 'peg-native error event inside a 200 stream', facts(200, PEG_STREAM, { source: 'stream' })],
   ['output_parser', 'peg-native error as HTTP 500', facts(500, PEG_HTTP)],
@@ -36,6 +41,7 @@ const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFac
   ['template_needs_jinja', 'tools without --jinja', facts(500, '{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}')],
   ['template', 'Jinja raise_exception (captured, Aug 2026 build)', fixture('err-system-mid.http')],
   ['template', 'parser generation failed (captured, b9553)', fixture('b9553/err-system-mid.http')],
+  ['template', 'Ollama strict renderer (ollama/ollama#17774)', facts(500, OLLAMA_SYSTEM_MID, { backend: 'ollama' })],
   ['context_overflow', 'exceed_context_size_error (captured)', fixture('err-context.http')],
   ['context_overflow', 'exceed_context_size_error while streaming (captured, b9553)', fixture('b9553/err-context-stream.http')],
   ['vllm_max_model_len', 'vLLM prompt + max_tokens > max_model_len (simulator wording, from vLLM source)', facts(500, '{"type":"error","error":{"type":"internal_error","message":"This model\'s maximum context length is 32768 tokens. However, you requested 32000 output tokens and your prompt contains at least 769 input tokens, for a total of at least 32769 tokens. Please reduce the length of the input prompt or the number of requested output tokens."}}')],
@@ -73,6 +79,26 @@ describe('error catalogue: each entry explains its real body', () => {
     const e = explainBackendError(facts(200, PEG_STREAM, { source: 'stream' }));
     const text = [e.what, ...e.causes, ...e.try].join(' ');
     for (const word of ['tool calling', '--chat-template', '--reasoning', 'quantisation']) expect(text).toContain(word);
+  });
+
+  it('a template refusal on Ollama is explained with fixes Ollama has (Modelfile, a newer Ollama), never llama.cpp or vLLM flags', () => {
+    const e = explainBackendError(facts(500, OLLAMA_SYSTEM_MID, { backend: 'ollama' }));
+    const text = [e.what, ...e.causes, ...e.try].join(' ');
+    expect(e.kind).toBe('template');
+    expect(text).toContain('Modelfile');
+    expect(text).toMatch(/update Ollama/i);
+    expect(text).not.toMatch(NOT_OLLAMA_FLAGS);
+  });
+
+  it('the same refusal from llama.cpp and vLLM names the flag each has for a template', () => {
+    const llama = explainBackendError(fixture('err-system-mid.http'));
+    expect(llama.try.join(' ')).toContain('--chat-template-file');
+    const vllm = explainBackendError(facts(500, '{"type":"error","error":{"type":"internal_error","message":"System message must be at the beginning."}}', { backend: 'vllm' }));
+    expect(vllm.kind).toBe('template');
+    expect(vllm.try.join(' ')).toContain('--chat-template');
+    // vLLM takes the template file through --chat-template itself; it has neither --jinja nor --chat-template-file.
+    expect(vllm.try.join(' ')).not.toMatch(/--jinja|--chat-template-file/);
+    for (const e of [llama, vllm]) expect([...e.causes, ...e.try].join(' ')).not.toContain('Modelfile');
   });
 
   it('the vLLM tool-parser explanation gives the flags to restart with', () => {
