@@ -1,7 +1,7 @@
 /**
  * The open backend requests of one job, as the record shows them (`in_flight`),
  * with flags when one looks stuck, runs away or repeats itself. Flags, never
- * kills: the user or the calling Claude decides (cancel_job). Learns what is
+ * kills: the user or the calling Claude decides whether to cancel. Learns what is
  * usual for this job (longest answer, prompt speed, bytes per prompt token)
  * from its finished requests.
  */
@@ -81,7 +81,7 @@ function silentMessage(snap: RequestProgressSnapshot, silentS: number, usual: Us
 
 function runawayMessage(snap: RequestProgressSnapshot, usual: Usual, factor: number): string {
   const earlier = usual.longestOutput > 0 ? `, over ${factor}× the longest earlier turn of this job (${roundTokens(usual.longestOutput)})` : '';
-  return `possible runaway: ${roundTokens(snap.outputTokens)} output tokens with no tool call${earlier}; cancel_job stops it if it is not useful`;
+  return `possible runaway: ${roundTokens(snap.outputTokens)} output tokens with no tool call${earlier}; cancelling the job stops it if it is not useful`;
 }
 
 export function createLiveRequests(thresholds: LiveThresholds, now: () => number = Date.now): LiveRequests {

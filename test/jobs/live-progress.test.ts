@@ -11,6 +11,7 @@ import type { JobRecord } from '../../src/jobs/job-record.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { ollamaError } from '../sim/ollama-stream.js';
 import { endpointYaml, ok, startInProcess, textOf, until, type InProcess } from '../reliability/in-process.js';
+import { MODEL_WORDS } from '../helpers/model-words.js';
 
 let sim: Simulator | undefined;
 let h: InProcess | undefined;
@@ -145,5 +146,9 @@ describe('live progress and backend errors of a running job', () => {
     const transcript = transcriptOf(id);
     expect(transcript).toMatch(/request 2: no byte from the server for \d+ s: reading/);
     expect(transcript).toMatch(/request 2: possible runaway: [\d,]+ output tokens with no tool call, over 4× the longest earlier turn of this job/);
+    // The flags are shown to people too (run, log -f, the dashboard): no MCP tool names.
+    const flagLines = transcript.split('\n').filter((l) => /possible runaway|no byte from the server/.test(l));
+    expect(flagLines.length).toBeGreaterThanOrEqual(2);
+    for (const line of flagLines) expect(line).not.toMatch(MODEL_WORDS);
   }, 150_000);
 });

@@ -40,7 +40,9 @@ describe('a real llama-server at its limits', () => {
     const n = Number(real?.[1]);
     expect(n).toBeGreaterThan(8192);
     expect(first).toMatchObject({ status: 400, error: `prompt is too long: ${n} tokens > 8191 maximum` });
-    expect(job.error).toContain(`prompt is too long: ${n} tokens > 8191 maximum`);
+    // The job's error leads with the explanation of the server's error, then quotes the server's own words.
+    expect(job.error?.startsWith("The prompt did not fit the model's context window")).toBe(true);
+    expect(job.error).toContain(`request (${n} tokens) exceeds the available context size (8192 tokens)`);
   });
 
   it('--api-key: 401 without the key (the endpoint says how to fix it), a job succeeds with api_key_env', async () => {

@@ -88,7 +88,7 @@ const CATALOGUE: readonly Entry[] = [
       'a llama.cpp build whose parser for this template has a bug (known regressions between builds)',
     ],
     try: [
-      'pick a larger or tool-tuned model from list_models',
+      'pick a larger or tool-tuned model from the ones the endpoints serve',
       "start llama-server with --jinja and the model's own template (drop --chat-template overrides)",
       'for a reasoning model, check --reasoning-format / --reasoning-budget',
       'try another quantisation, or a different llama.cpp build',
@@ -180,7 +180,7 @@ const CATALOGUE: readonly Entry[] = [
     matches: (f) => f.status === 404 || /model '.*' not found|does not exist/.test(f.text),
     what: 'The server does not serve the model the request named.',
     causes: ['the served model id changed since the menu was read (a router-mode llama-server, a restarted vLLM with another --served-model-name)'],
-    try: ['call list_models again and pick a model the server lists now'],
+    try: ['list the models again and pick one the server serves now'],
   },
 ];
 

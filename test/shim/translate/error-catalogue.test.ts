@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CATALOGUE_KINDS, explainBackendError, type ErrorFacts } from '../../../src/shim/translate/error-catalogue.js';
 import { translateStreamErrorData } from '../../../src/shim/translate/stream-error.js';
 import { llamaHttp } from '../rewrite/fixtures.js';
+import { MODEL_WORDS } from '../../helpers/model-words.js';
 
 const facts = (status: number, text: string, extra: Partial<ErrorFacts> = {}): ErrorFacts => ({ status, text, source: 'http', path: '/v1/messages', backend: 'llama.cpp', ...extra });
 const fixture = (name: string): ErrorFacts => {
@@ -69,6 +70,15 @@ describe('error catalogue: each entry explains its real body', () => {
     expect(e.what.length).toBeGreaterThan(20);
     expect(e.causes.length).toBeGreaterThan(0);
     expect(e.try.length).toBeGreaterThan(0);
+  });
+
+  it('explanations reach people too (CLI, dashboard, records): none names an MCP tool', () => {
+    for (const [, what, f] of CASES) {
+      for (const backend of ['llama.cpp', 'vllm', 'ollama', 'other'] as const) {
+        const e = explainBackendError({ ...f, backend });
+        expect([e.what, ...e.causes, ...e.try].join(' '), `${what} (${backend})`).not.toMatch(MODEL_WORDS);
+      }
+    }
   });
 
   it('every entry has at least one real body above', () => {
