@@ -19,8 +19,8 @@ import { ensureTinyModels } from '../test/real/tiny-models.js';
 const binary = await buildLlamaServer();
 const models = ensureTinyModels(ensureSource());
 
-async function withServer(parallel: number, run: (app: App, state: string) => Promise<void>): Promise<void> {
-  const server = await startLlamaServer({ binary, modelFile: models.eos, parallel, slotContext: 65536 });
+async function withServer(parallel: number, run: (app: App, state: string) => Promise<void>, extraArgs: readonly string[] = []): Promise<void> {
+  const server = await startLlamaServer({ binary, modelFile: models.eos, parallel, slotContext: 65536, extraArgs });
   const root = mkdtempSync(join(tmpdir(), 'la-bench-real-'));
   writeFileSync(join(root, 'models.yaml'), `endpoints:\n  gpu:\n    base_url: ${server.url}\n`);
   const app = createApp({
@@ -67,11 +67,16 @@ await withServer(1, async (app, state) => {
   await job(app, state, '1 slot: repo A, worktree job', repoA, 'List the files in pkg.', 'worktree');
   await job(app, state, '1 slot: repo A, second worktree job', repoA, 'Count the lines of README.md.', 'worktree');
 });
-await withServer(2, async (app, state) => {
-  await job(app, state, '2 slots: repo A (cold)', repoA, 'List the files in pkg.');
-  await job(app, state, '2 slots: repo B (cold)', repoB, 'List the files in pkg.');
-  await job(app, state, '2 slots: repo A again', repoA, 'Count the lines of README.md.');
-  await job(app, state, '2 slots: repo B again', repoB, 'Count the lines of README.md.');
-});
+// llama.cpp picks the idle slot whose cached prompt shares the longest prefix, if above --slot-prompt-similarity
+// (default 0.1); a second repository's ~80% match beats an empty slot, so it overwrites the first one's prefix.
+// Above that share, an empty slot is taken by LRU instead and each repository keeps its own slot.
+for (const [label, extraArgs] of [['2 slots', []], ['2 slots, --slot-prompt-similarity 0.9', ['--slot-prompt-similarity', '0.9']]] as const) {
+  await withServer(2, async (app, state) => {
+    await job(app, state, `${label}: repo A (cold)`, repoA, 'List the files in pkg.');
+    await job(app, state, `${label}: repo B (cold)`, repoB, 'List the files in pkg.');
+    await job(app, state, `${label}: repo A again`, repoA, 'Count the lines of README.md.');
+    await job(app, state, `${label}: repo B again`, repoB, 'Count the lines of README.md.');
+  }, extraArgs);
+}
 console.log('\n| jobs | status | cached / prompt tokens (first request) | reuse |\n|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);

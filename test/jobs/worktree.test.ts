@@ -48,6 +48,22 @@ describe('worktree isolation', () => {
     expect(info.warnings).toEqual([]);
   });
 
+  it('reuses the path of a removed worktree, so the next job of the repository sees the same working directory (prompt cache)', async () => {
+    const repo = makeRepo();
+    const dir = wtDir();
+    const first = await prepareWorktree(repo, dir, JOB);
+    expect((await finishWorktree(first)).kept).toBe(false);
+    const second = await prepareWorktree(repo, dir, '20261129-111600-bcdefghjkmnp');
+    expect(second.path).toBe(first.path);
+    // A kept worktree keeps its path; a job running beside it gets another.
+    writeFileSync(join(second.path, 'kept.txt'), 'kept\n');
+    expect((await finishWorktree(second)).kept).toBe(true);
+    const third = await prepareWorktree(repo, dir, '20261129-111700-cdefghjkmnpq');
+    const fourth = await prepareWorktree(repo, dir, '20261129-111800-defghjkmnpqr');
+    expect(new Set([second.path, third.path, fourth.path]).size).toBe(3);
+    expect(readFileSync(join(second.path, 'kept.txt'), 'utf8')).toBe('kept\n');
+  });
+
   it('warns that uncommitted changes in the caller tree are not in the worktree', async () => {
     const repo = makeRepo();
     writeFileSync(join(repo, 'README.md'), '# changed\n');

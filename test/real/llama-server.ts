@@ -17,6 +17,8 @@ export interface LlamaServerOptions {
   readonly apiKey?: string;
   /** `-n`: cap on generated tokens per request (the random model otherwise writes until max_tokens). */
   readonly nPredict?: number;
+  /** More llama-server flags, as a user would add them (e.g. `--slot-prompt-similarity 0.9`). */
+  readonly extraArgs?: readonly string[];
 }
 
 export interface LlamaServer {
@@ -56,6 +58,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
     '-t', '2',
     ...(options.apiKey !== undefined ? ['--api-key', options.apiKey] : []),
     ...(options.nPredict !== undefined ? ['-n', String(options.nPredict)] : []),
+    ...(options.extraArgs ?? []),
   ];
   const child: ChildProcess = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';

@@ -5,7 +5,7 @@
  * isolation "none".)
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitOut } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -42,7 +42,7 @@ describe('server killed mid-job, isolation worktree', () => {
     const read = (): { tool_calls: number; session_id?: string; work_dir?: string; claude_pid?: number } => JSON.parse(readFileSync(recordPath, 'utf8')) as never;
     expect(await until(() => read().tool_calls >= 1 && read().session_id !== undefined && sim.stats.inFlight > 0, 30_000, 100)).toBe(true);
     const { work_dir: workDir, claude_pid: claudePid } = read();
-    expect(workDir).toBe(join(dirs.state, 'worktrees', jobId));
+    expect(workDir).toBe(join(dirs.state, 'worktrees', `${basename(dirs.repo)}-1`));
     expect(readFileSync(join(workDir!, 'part1.txt'), 'utf8')).toBe('one\n');
 
     process.kill(first.transport.pid!, 'SIGKILL');

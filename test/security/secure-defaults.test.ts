@@ -5,7 +5,7 @@
  * resolved before use), and the state directory and its files are 0700/0600.
  */
 import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { endpointYaml, errorOf, makeDirs, ok, startInProcess, type InProcess } from '../reliability/in-process.js';
@@ -92,7 +92,7 @@ describe('secure defaults', () => {
     expect(record).toMatchObject({ status: 'succeeded', cwd: join(h.dirs.repo, 'pkg'), work_dir: join(h.dirs.repo, 'pkg') });
     expect(initMessage(h, String(record.id)).cwd).toBe(join(h.dirs.repo, 'pkg'));
     const wt = ok(await h.call('run_agent', { task: 'Look.', cwd: link, isolation: 'worktree', wait_s: 60 }));
-    expect(wt).toMatchObject({ status: 'succeeded', cwd: join(h.dirs.repo, 'pkg'), work_dir: join(h.dirs.state, 'worktrees', String(wt.id), 'pkg') });
+    expect(wt).toMatchObject({ status: 'succeeded', cwd: join(h.dirs.repo, 'pkg'), work_dir: join(h.dirs.state, 'worktrees', `${basename(h.dirs.repo)}-1`, 'pkg') });
   });
 
   it('the state directory and everything in it is owner-only: folders 0700, files 0600', async () => {
