@@ -43,7 +43,8 @@ function convertSystem(system: unknown): OaiMessage | undefined {
   return { role: 'system', content };
 }
 
-function toolResultText(content: unknown): string {
+/** A tool_result's text blocks joined (the Anthropic → chat conversion of llama.cpp and Ollama alike). */
+export function toolResultText(content: unknown): string {
   if (typeof content === 'string') return content;
   return records(content)
     .filter((c) => c['type'] === 'text')

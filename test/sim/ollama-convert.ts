@@ -6,6 +6,7 @@
  * (system messages and the last message always stay) instead of being refused.
  */
 import { isRecord, records, str, type JsonRecord } from './json.js';
+import { toolResultText } from './llama-convert.js';
 import type { OaiMessage, OaiTool, OaiToolCall } from './prompt-text.js';
 
 /** A request the converter refuses (HTTP 400 invalid_request_error with this text). */
@@ -20,14 +21,6 @@ export interface OllamaChat {
 function systemMessage(system: unknown): OaiMessage | undefined {
   const text = typeof system === 'string' ? system : records(system).filter((b) => b['type'] === 'text').map((b) => str(b['text']) ?? '').join('');
   return text === '' ? undefined : { role: 'system', content: text };
-}
-
-function toolResultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return records(content)
-    .filter((c) => c['type'] === 'text')
-    .map((c) => str(c['text']) ?? '')
-    .join('');
 }
 
 function checkImage(block: JsonRecord): void {
