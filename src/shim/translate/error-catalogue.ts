@@ -78,7 +78,7 @@ const TEMPLATE: Entry = {
 const CATALOGUE: readonly Entry[] = [
   {
     kind: 'output_parser',
-    matches: has(/does not match the expected peg-native format|Failed to parse input at pos \d+/),
+    matches: has(/does not match the expected [a-z0-9-]+ format|Failed to parse input at pos \d+/i),
     what: "The model's output did not follow its chat template's tool-call format, so the server's output parser gave up on the answer.",
     causes: [
       'a model too small, or not tuned, for tool calling (it writes something that looks like a tool call but is not)',

@@ -36,6 +36,9 @@ const NOT_OLLAMA_FLAGS = /--chat-template|--jinja|--reasoning|--parallel|--max-m
 const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFacts]> = [
   ['output_parser', 'peg-native error event inside a 200 stream', facts(200, PEG_STREAM, { source: 'stream' })],
   ['output_parser', 'peg-native error as HTTP 500', facts(500, PEG_HTTP)],
+  // The same throw names the template's format (common/chat.cpp common_chat_format_name): Gemma 4 and MiniMax-M3 templates.
+  ['output_parser', 'peg-gemma4 error event', facts(200, PEG_STREAM.replace('peg-native', 'peg-gemma4'), { source: 'stream' })],
+  ['output_parser', 'peg-minimax-m3 error as HTTP 500', facts(500, PEG_HTTP.replace('peg-native', 'peg-minimax-m3'))],
   // backends.md §11: a model whose output broke the parser, non-streamed.
   ['output_parser', '"Failed to parse input at pos N"', facts(500, '{"error":{"code":500,"message":"Failed to parse input at pos 22: <think>\\n","type":"server_error"}}')],
   // llama.cpp tools/server (utils: "tools param requires --jinja flag"), as classify-error.ts already recognises.
