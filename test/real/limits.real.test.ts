@@ -1,7 +1,7 @@
 /**
  * What a user meets at a real llama-server's limits, through the built localagents and the real Claude Code:
- * a prompt over the slot's context, a server with --api-key, and a random-weights model writing long output that
- * job_status shows growing while the request is still open.
+ * a prompt over the slot's context, a server with --api-key, a random-weights model writing long output that
+ * job_status shows growing while the request is still open, and the server's output parser rejecting every answer.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ok } from '../e2e/harness.js';
@@ -9,6 +9,7 @@ import { until } from '../helpers/processes.js';
 import type { LlamaServer } from './llama-server.js';
 import { startTestServer, type TestServerOptions } from './server-for-test.js';
 import { startLocalagents, type Localagents } from './mcp.js';
+import { templateWithAnotherAssistantHeader } from './templates.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -81,5 +82,34 @@ describe('a real llama-server at its limits', () => {
     expect(second?.output_tokens).toBeGreaterThan(first?.output_tokens ?? Infinity);
     ok(await la.mcp.call('cancel_job', { job_id: started.id }));
     expect((await la.finish(started.id, 120)).status).toBe('cancelled');
+  });
+
+  it('the output parser rejects every answer: job_status and job_log say in words what happened and what to try', async () => {
+    const s = await server({ model: 'eos', parallel: 1, slotContext: 65536, extraArgs: ['--chat-template-file', templateWithAnotherAssistantHeader()] });
+    // One retry, not ten: Claude Code backs off for minutes before it gives up otherwise.
+    const la = await localagents({ gpu: { url: s.url, env: { CLAUDE_CODE_MAX_RETRIES: '1' } } });
+    const started = await la.start({ task: 'Say hello.' });
+    type Explained = { status: number; source?: string; message: string; explanation: { kind: string; what: string; try: string[] } };
+    let status: Record<string, unknown> = {};
+    const parserError = async (): Promise<Explained | undefined> => {
+      status = ok(await la.mcp.call('job_status', { job_id: started.id }));
+      return (status.backend_errors as Explained[] | undefined)?.find((e) => e.explanation.kind === 'output_parser');
+    };
+    expect(await until(async () => (await parserError()) !== undefined, 120_000, 500), JSON.stringify(status)).toBe(true);
+    const error = await parserError();
+    // The server's own words, kept; then what they mean.
+    expect(error?.message).toContain('The model produced output that does not match the expected peg-native format');
+    expect(error?.explanation.what).toBe("The model's output did not follow its chat template's tool-call format, so the server's output parser gave up on the answer.");
+    expect(error?.explanation.try.join(' ')).toContain('--chat-template');
+
+    const log = ok(await la.mcp.call('job_log', { job_id: started.id })).transcript as string;
+    expect(log).toMatch(/backend error on request \d+: .*does not match the expected peg-native format/);
+    expect(log).toContain("The model's output did not follow its chat template's tool-call format");
+
+    // When Claude Code gives up, the job's error leads with the explanation, then quotes the server.
+    const job = await la.finish(started.id, 300);
+    expect(job.status).toBe('failed');
+    expect(job.error?.startsWith("The model's output did not follow its chat template's tool-call format")).toBe(true);
+    expect(job.error).toContain('The model produced output that does not match the expected peg-native format');
   });
 });

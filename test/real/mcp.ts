@@ -40,12 +40,20 @@ export interface Localagents {
 }
 
 
-export async function startLocalagents(endpoints: Record<string, { url: string; apiKeyEnv?: string }>, env: Record<string, string> = {}): Promise<Localagents> {
+/** A models.yaml endpoint: its URL, the variable holding its key, and its `env` for the jobs' Claude Code. */
+export interface EndpointSpec {
+  readonly url: string;
+  readonly apiKeyEnv?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export async function startLocalagents(endpoints: Record<string, EndpointSpec>, env: Record<string, string> = {}): Promise<Localagents> {
   const dirs = makeDirs();
   const yaml = ['endpoints:'];
   for (const [name, e] of Object.entries(endpoints)) {
     yaml.push(`  ${name}:`, `    base_url: ${e.url}`);
     if (e.apiKeyEnv !== undefined) yaml.push(`    api_key_env: ${e.apiKeyEnv}`);
+    if (e.env !== undefined) yaml.push('    env:', ...Object.entries(e.env).map(([k, v]) => `      ${k}: ${JSON.stringify(v)}`));
   }
   writeConfig(dirs, `${yaml.join('\n')}\n`);
   const mcp = await connect(dirs, env);

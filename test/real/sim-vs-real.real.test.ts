@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import type { LlamaServer } from './llama-server.js';
 import { startTestServer } from './server-for-test.js';
+import { templateWithAnotherAssistantHeader } from './templates.js';
 
 const SLOT_CONTEXT = 4096;
 const API_KEY = 'k-compare';
@@ -147,6 +148,24 @@ describe('simulator vs real llama-server on the same requests', () => {
         status: fromReal.status,
         body: fromReal.status === 401 ? fromReal.body : undefined,
       });
+    }
+  });
+
+  it("the output parser's error: inside a 200 stream, and as a 500 when not streamed, in the same words", async () => {
+    const parserFails = await startTestServer({ model: 'eos', parallel: 1, slotContext: SLOT_CONTEXT, extraArgs: ['--chat-template-file', templateWithAnotherAssistantHeader()] });
+    const message = 'The model produced output that does not match the expected peg-native format';
+    const simParserFails = await startSimulator({ flavor: 'llama.cpp', llamaBuild: 'sep2026', slots: 1, context: SLOT_CONTEXT, modelId: parserFails.modelId, script: () => ({ streamError: { message, afterEvents: 0 } }) });
+    try {
+      const tools = [{ name: 'Bash', description: 'Run a command.', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }];
+      for (const stream of [true, false]) {
+        const init = { body: messagesBody({ stream, tools }) };
+        const fromReal = await exchange(parserFails.url, '/v1/messages', init);
+        expect(JSON.stringify(fromReal.body)).toContain(message);
+        const fromSim = await exchange(simParserFails.url, '/v1/messages', init);
+        expect(comparable(fromSim, stream ? 'events' : 'shape')).toEqual(comparable(fromReal, stream ? 'events' : 'shape'));
+      }
+    } finally {
+      await Promise.all([parserFails.close(), simParserFails.close()]);
     }
   });
 });
