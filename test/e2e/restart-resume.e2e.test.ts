@@ -37,7 +37,7 @@ describe('server killed mid-job', () => {
     const jobId = String(started.id);
     const recordPath = join(dirs.state, 'jobs', jobId, 'job.json');
     const read = (): { tool_calls: number; session_id?: string } => JSON.parse(readFileSync(recordPath, 'utf8')) as { tool_calls: number; session_id?: string };
-    expect(await until(() => read().tool_calls >= 1 && read().session_id !== undefined && sim.stats.inFlight > 0, 20_000, 100)).toBe(true);
+    expect(await until(() => read().tool_calls >= 1 && read().session_id !== undefined && sim.stats.inFlight > 0, 60_000, 100), JSON.stringify(sim.stats)).toBe(true);
     const pid = first.transport.pid;
     expect(pid).toBeTypeOf('number');
     process.kill(pid!, 'SIGKILL');
@@ -60,5 +60,6 @@ describe('server killed mid-job', () => {
     } finally {
       await second.close();
     }
-  });
+    // Two cold Claude Code starts; on a loaded 2-core CI machine one has taken over 15 s.
+  }, 180_000);
 });
