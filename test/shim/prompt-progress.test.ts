@@ -77,17 +77,21 @@ describe('prompt progress from llama.cpp /slots', () => {
     // Another client, straight to the server, reading a long prompt of its own the whole time.
     sim.setScript((req) => (req.lastUserText === 'other client' ? { text: 'x', delayMs: 20_000 } : { text: 'Done.' }));
     const other = new AbortController();
-    void fetch(`${sim.url}/v1/messages`, {
+    // Its body is read to the end: a response nobody holds is collected, and undici then closes the connection
+    // (the server drops the request and the other slot goes idle at the whim of the garbage collector).
+    const otherAnswer = fetch(`${sim.url}/v1/messages`, {
       method: 'POST',
       signal: other.signal,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'x', max_tokens: 10, stream: true, messages: [{ role: 'user', content: 'other client' }] }),
-    }).catch(() => undefined);
+    })
+      .then((r) => r.text())
+      .catch(() => undefined);
     await until(() => sim.stats.inFlight === 1, 5000, 20);
     const answer = post();
     const seen = await untilGenerating(progress);
     other.abort();
-    await answer;
+    await Promise.all([answer, otherAnswer]);
     expect(seen.filter((s) => s.phase === 'reading the prompt').length).toBeGreaterThan(20);
     expect(slotsReads(sim)).toBeGreaterThanOrEqual(2); // it did look
     expect(seen.map((s) => s.promptRead).filter((r) => r !== undefined)).toEqual([]);
