@@ -60,6 +60,8 @@ interface Server {
 
 export function createPromptWatch(pools: UpstreamPools, options: PromptWatchOptions = PROMPT_WATCH_DEFAULTS): PromptWatch {
   const servers = new Map<string, Server>();
+  // Every request enters: building the /slots URL each time was most of the shim's added CPU per small request (BENCHMARKS part 1).
+  const serverOf = new Map<string, Server>();
 
   const someoneReading = (server: Server): boolean => [...server.seats].some((s) => s.watched && s.stage() === 'reading');
 
@@ -97,17 +99,27 @@ export function createPromptWatch(pools: UpstreamPools, options: PromptWatchOpti
     schedule(server);
   };
 
+  /** One per /slots URL (two spellings of one server share it); kept after its requests end: it remembers that /slots is off. */
+  const serverFor = (endpoint: Endpoint, servedModel: string): Server => {
+    const key = `${endpoint.base_url}\n${servedModel}`;
+    const known = serverOf.get(key);
+    if (known !== undefined) return known;
+    const slotsUrl = new URL('/slots', endpoint.base_url);
+    // The model picks the server behind a router-mode llama-server; a single-model server ignores it.
+    slotsUrl.searchParams.set('model', servedModel);
+    const url = slotsUrl.href;
+    let server = servers.get(url);
+    if (server === undefined) {
+      server = { url, origin: slotsUrl.origin, apiKey: endpoint.apiKey, seats: new Set(), timer: undefined, polling: false, offUntil: 0 };
+      servers.set(url, server);
+    }
+    serverOf.set(key, server);
+    return server;
+  };
+
   return {
     enter(endpoint, servedModel, progress) {
-      const slotsUrl = new URL('/slots', endpoint.base_url);
-      // The model picks the server behind a router-mode llama-server; a single-model server ignores it.
-      slotsUrl.searchParams.set('model', servedModel);
-      const url = slotsUrl.href;
-      let server = servers.get(url);
-      if (server === undefined) {
-        server = { url, origin: slotsUrl.origin, apiKey: endpoint.apiKey, seats: new Set(), timer: undefined, polling: false, offUntil: 0 };
-        servers.set(url, server); // kept after its requests end: it remembers that /slots is off
-      }
+      const home = serverFor(endpoint, servedModel);
       let started = false;
       const seat: SeatState = {
         progress,
@@ -119,7 +131,6 @@ export function createPromptWatch(pools: UpstreamPools, options: PromptWatchOpti
           return progress.snapshot().phase === 'generating' ? 'generating' : 'reading';
         },
       };
-      const home = server;
       home.seats.add(seat);
       return {
         started() {
