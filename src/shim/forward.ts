@@ -27,6 +27,8 @@ import { readCapped, requestHeadersForBackend, responseHeadersForClient, type Up
 
 export interface RouteState {
   readonly spec: RouteSpec;
+  /** The endpoint's base_url, parsed once for the route (read only). */
+  readonly endpointUrl: URL;
   /** Prompt size of the last answered request: a cheap first guess of the next one's. */
   lastPrompt: { tokens: number; bytes: number } | undefined;
   /** /v1/messages requests opened on this route so far (numbers them). */
@@ -113,7 +115,7 @@ function numberField(value: unknown, key: string): number | undefined {
 async function countTokens(route: RouteState, pools: UpstreamPools, payload: Buffer): Promise<number | undefined> {
   const { endpoint } = route.spec;
   try {
-    const res = await pools.pool(new URL(endpoint.base_url).origin).request({
+    const res = await pools.pool(route.endpointUrl.origin).request({
       method: 'POST',
       path: '/v1/messages/count_tokens',
       headers: requestHeadersForBackend({ 'content-type': 'application/json' }, endpoint.apiKey, payload.length),
@@ -208,7 +210,7 @@ export async function forwardRequest(
   };
   res.on('close', onClientGone);
 
-  const endpointUrl = new URL(spec.endpoint.base_url);
+  const { endpointUrl } = route;
   let upstream: Dispatcher.ResponseData;
   try {
     upstream = await pools.pool(endpointUrl.origin).request({

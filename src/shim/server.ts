@@ -94,7 +94,7 @@ export function createShimServer(log: Logger): ShimServer {
       const port = await start();
       // 192 bits from the CSPRNG: the token is the only thing standing between a local process and the backend.
       const token = randomBytes(24).toString('base64url');
-      routes.set(token, { spec, lastPrompt: undefined, messagesOpened: 0 });
+      routes.set(token, { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0 });
       return {
         baseUrl: `http://127.0.0.1:${port}${JOB_PREFIX}${token}`,
         close: () => {
