@@ -90,7 +90,8 @@ export const buildLlamaServer = async (): Promise<string> => {
     return binary;
   }
   const buildDir = join(cacheRoot(), 'build', commit);
-  log(`building llama-server from ${commit.slice(0, 12)} into ${buildDir} (3–8 minutes on 2 cores)`);
+  const started = Date.now();
+  log(`building llama-server from ${commit.slice(0, 12)} into ${buildDir} (about 8 minutes on 2 idle cores)`);
   await runWithProgress(
     'cmake',
     [
@@ -109,7 +110,7 @@ export const buildLlamaServer = async (): Promise<string> => {
   const jobs = process.env.LOCALAGENTS_BUILD_JOBS ?? '2';
   await runWithProgress('cmake', ['--build', buildDir, '--target', 'llama-server', '-j', jobs], source);
   if (!existsSync(binary)) throw new Error(`the build finished but ${binary} is missing`);
-  log(`built: ${binary}`);
+  log(`built in ${Math.round((Date.now() - started) / 1000)} s: ${binary}`);
   return binary;
 };
 
