@@ -1,6 +1,6 @@
 /**
  * Request bodies for the benchmarks: every captured Claude Code request in
- * ../shared/fixtures/claude-code, its headers as Claude Code sent them, and
+ * test/fixtures/claude-code, its headers as Claude Code sent them, and
  * bodies of a chosen size synthesised from one capture (tool turns repeated
  * to grow it; tools and turns dropped to shrink it).
  */

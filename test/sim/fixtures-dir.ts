@@ -1,12 +1,12 @@
 /**
- * Where the shared fixtures live: `../shared/fixtures` next to the repository
- * root (the same layout locally and in CI).
+ * Where the captured fixtures live: `test/fixtures/` in this repository
+ * (bodies from real Claude Code and llama-server; provenance in its README).
  */
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
 
 export function fixturePath(...parts: string[]): string {
-  return path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', ...parts);
+  return path.resolve(FIXTURES_DIR, ...parts);
 }

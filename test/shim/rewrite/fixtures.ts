@@ -1,16 +1,12 @@
 /**
- * Loads the shared captured fixtures (../shared/fixtures next to the repo
- * root, the same layout locally and in CI) for the shim's pure-function tests.
+ * Loads the captured fixtures in `test/fixtures/` (provenance in its README)
+ * for the shim's pure-function tests.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fixturePath } from '../../sim/fixtures-dir.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-export function fixturePath(...parts: string[]): string {
-  return path.resolve(REPO_ROOT, '..', 'shared', 'fixtures', ...parts);
-}
+export { fixturePath };
 
 export type JsonObject = Record<string, unknown>;
 

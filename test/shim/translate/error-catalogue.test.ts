@@ -1,6 +1,6 @@
 /**
  * Every entry of the error catalogue explains the real error body it was
- * written for. Bodies come from ../shared/fixtures/llama-server (captured from
+ * written for. Bodies come from test/fixtures/llama-server (captured from
  * a real llama-server), from the simulator (which copies vLLM's wording), or
  * are quoted from the servers' source and backends.md where no capture exists
  * (each says where).
