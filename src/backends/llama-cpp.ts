@@ -1,7 +1,7 @@
 /**
  * Probe of a llama.cpp llama-server: /v1/models (ids, per-slot n_ctx), /props
  * (slots, endpoint flags, template caps), /slots (busy/free), /metrics.
- * Facts: ../shared/docs/backends.md §4.
+ * Facts: docs/backends.md §3.
  */
 import { z } from 'zod';
 import { errorMessageOf, parseJson } from './http-get.js';

@@ -1,6 +1,6 @@
 /**
  * Probe of a vLLM server: /v1/models (ids, max_model_len) and /metrics
- * (running/waiting requests, KV-cache usage). Facts: ../shared/docs/backends.md §8.
+ * (running/waiting requests, KV-cache usage). Facts: docs/backends.md §5.
  */
 import { z } from 'zod';
 import { errorMessageOf, parseJson } from './http-get.js';

@@ -8,7 +8,7 @@
 const INHERITED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LANGUAGE', 'TMPDIR', 'TZ', 'CLAUDE_CONFIG_DIR']);
 const INHERITED_PREFIXES = ['LC_', 'XDG_', 'GIT_'];
 
-/** Claude Code's auto-compact threshold is window − min(max_output, 20000) − 13000 (measured, claude-code-wire.md §5). */
+/** Claude Code's auto-compact threshold is window − min(max_output, 20000) − 13000 (measured, docs/claude-code-wire.md §3). */
 export function compactThreshold(window: number, maxOutput: number): number {
   return window - Math.min(maxOutput, 20_000) - 13_000;
 }

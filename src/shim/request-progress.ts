@@ -4,7 +4,7 @@
  * recent speed, time of the last byte, whether a tool call began, whether the
  * output repeats itself. Observes only; the forwarder sends the bytes unchanged.
  *
- * Phases, from what each backend sends (backends.md §2.5, §7):
+ * Phases, from what each backend sends (docs/backends.md §1, §4):
  * - llama.cpp sends no byte while the request waits for a slot, HTTP 200 and
  *   headers when prompt processing starts, `message_start` with the first
  *   generated token. So: no headers = waiting for a slot; headers = reading the

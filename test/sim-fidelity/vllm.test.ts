@@ -1,6 +1,6 @@
 /**
- * The vLLM flavour: endpoints, event shapes (§7.3 of backends.md), its error
- * bodies and statuses (§7.4), Bearer-only auth, not listening while loading,
+ * The vLLM flavour: endpoints, event shapes and its error
+ * bodies and statuses (docs/backends.md §4), Bearer-only auth, not listening while loading,
  * inline system handling, scheduling and metrics.
  */
 import { describe, expect, it } from 'vitest';

@@ -14,7 +14,7 @@ import { nlohmannParseError } from './json-parse-error.js';
 import type { Exchange, SimState } from './sim-state.js';
 import type { LlamaBuild } from './types.js';
 
-/** Paths served without the API key: backends.md §4.6 for b9553/August; the pinned source's server-http.cpp:251 for sep2026. */
+/** Paths served without the API key: docs/backends.md §2.2 for b9553/August; the pinned source's server-http.cpp:251 for sep2026. */
 const PUBLIC_PATHS: Record<LlamaBuild, ReadonlySet<string>> = {
   b9553: new Set(['/health', '/v1/health', '/models', '/v1/models', '/']),
   aug2026: new Set(['/health', '/v1/health', '/models', '/v1/models', '/']),

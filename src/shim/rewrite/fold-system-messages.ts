@@ -9,7 +9,7 @@
  * beginning."), and hoisting them into the top-level system rewrites the start
  * of the prompt every time one appears: 23–31% KV-cache prefix reuse measured on
  * a session with mid-conversation system messages, against 100% when folded
- * into the preceding user message (claude-code-wire.md §2).
+ * into the preceding user message (docs/claude-code-wire.md §2).
  *
  * The session's environment block is the exception: Claude Code sends it at
  * `messages[1]`, right after the first user message (git status, attribution,

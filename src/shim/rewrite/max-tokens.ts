@@ -6,7 +6,7 @@
  * Why: vLLM rejects `prompt + max_tokens > max_model_len` (on /v1/messages as
  * a 500 "This model's maximum context length is …"), and Claude Code sends
  * `max_tokens: 32000` by default, so a 32k server fails even a short prompt
- * (backends.md §7.4). llama.cpp only checks the prompt and stops generation at
+ * (docs/backends.md §4). llama.cpp only checks the prompt and stops generation at
  * the window end, so the caller passes `enforce: false` there.
  */
 import { contextOverflowMessage } from '../translate/context-overflow.js';

@@ -4,8 +4,8 @@
  * first entry whose test matches explains the error. Each entry is tested
  * against the real body it was written for (test/shim/translate/error-catalogue.test.ts).
  *
- * Facts behind the entries: ../shared/docs/backends.md §3 (llama.cpp error
- * shapes), §7 (vLLM), §10 (recurring failure modes), §11, §13 (measured).
+ * Facts behind the entries: docs/backends.md §2 (llama.cpp error bodies),
+ * §4 (vLLM), §6 (measured on a real llama-server).
  */
 import type { BackendKind } from '../../config/schema.js';
 import type { ErrorSource } from '../request-log.js';

@@ -4,7 +4,7 @@
  * Why: once llama.cpp has sent HTTP 200 it reports failures as
  * `event: error` / `data: {"code":500,"message":"…","type":"server_error"}`,
  * not Anthropic's `{"type":"error","error":{"type","message"}}`, and vLLM uses
- * its own `internal_error` type (backends.md §2.5, §7.3). Claude Code decides
+ * its own `internal_error` type (docs/backends.md §2.4, §4). Claude Code decides
  * from `error.type` whether a stream error is worth retrying.
  */
 import type { BackendKind } from '../../config/schema.js';

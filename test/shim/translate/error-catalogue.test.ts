@@ -2,7 +2,7 @@
  * Every entry of the error catalogue explains the real error body it was
  * written for. Bodies come from test/fixtures/llama-server (captured from
  * a real llama-server), from the simulator (which copies vLLM's wording), or
- * are quoted from the servers' source and backends.md where no capture exists
+ * are quoted from the servers' source (docs/backends.md) where no capture exists
  * (each says where).
  */
 import { describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ const fixture = (name: string): ErrorFacts => {
   return facts(status, body);
 };
 
-// llama.cpp's output parser, measured on a real server (backends.md §13): inside a 200 stream, and as a 500 when not streamed.
+// llama.cpp's output parser, measured on a real server (docs/backends.md §6): inside a 200 stream, and as a 500 when not streamed.
 const PEG_STREAM = '{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}';
 const PEG_HTTP = '{"error":{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}}';
 
@@ -39,7 +39,7 @@ const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFac
   // The same throw names the template's format (common/chat.cpp common_chat_format_name): Gemma 4 and MiniMax-M3 templates.
   ['output_parser', 'peg-gemma4 error event', facts(200, PEG_STREAM.replace('peg-native', 'peg-gemma4'), { source: 'stream' })],
   ['output_parser', 'peg-minimax-m3 error as HTTP 500', facts(500, PEG_HTTP.replace('peg-native', 'peg-minimax-m3'))],
-  // backends.md §11: a model whose output broke the parser, non-streamed.
+  // docs/backends.md §2.4: a model whose output broke the parser, non-streamed.
   ['output_parser', '"Failed to parse input at pos N"', facts(500, '{"error":{"code":500,"message":"Failed to parse input at pos 22: <think>\\n","type":"server_error"}}')],
   // llama.cpp tools/server (utils: "tools param requires --jinja flag"), as classify-error.ts already recognises.
   ['template_needs_jinja', 'tools without --jinja', facts(500, '{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}')],
@@ -53,14 +53,14 @@ const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFac
   ['vllm_tool_choice', 'vLLM without --enable-auto-tool-choice: tools, so tool_choice "auto"', facts(400, VLLM_NO_PARSER('\\"auto\\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'))],
   ['vllm_tool_choice', 'vLLM without --tool-call-parser: tool_choice any', facts(400, VLLM_NO_PARSER('tool_choice=\\"required\\" requires --tool-call-parser to be set'))],
   ['vllm_tool_choice', 'vLLM without --tool-call-parser: tool_choice naming a tool', facts(400, VLLM_NO_PARSER('tool_choice=function \\"Bash\\" requires --tool-call-parser to be set'))],
-  ['loading', 'llama.cpp 503 Loading model (backends.md §3.2)', facts(503, '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}')],
+  ['loading', 'llama.cpp 503 Loading model (docs/backends.md §2.2)', facts(503, '{"error":{"message":"Loading model","type":"unavailable_error","code":503}}')],
   // llama.cpp server-context.cpp, when llama_decode finds no room in the KV cache.
   ['out_of_memory', 'KV cache too small for the prompt', facts(500, '{"error":{"code":500,"message":"Input prompt is too big compared to KV size. Please try increasing KV size.","type":"server_error"}}')],
   ['out_of_memory', 'vLLM CUDA out of memory (torch wording)', facts(500, '{"type":"error","error":{"type":"internal_error","message":"CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.12 GiB is free."}}')],
   ['stream_cut', 'connection dropped mid-stream (undici\'s words)', facts(200, 'other side closed', { source: 'cut' })],
   ['unreachable', 'connection refused', facts(503, 'Cannot reach the model server \'gpu\': connection refused: the host is up but nothing listens on port 8080', { source: 'connect' })],
-  ['auth', 'llama.cpp 401 (backends.md §11, measured)', facts(401, '{"error":{"message":"Invalid API Key","type":"authentication_error","code":401}}')],
-  ['auth', 'vLLM 401 (backends.md §7.4)', facts(401, '{"error":"Unauthorized"}')],
+  ['auth', 'llama.cpp 401 (docs/backends.md §2.2, measured)', facts(401, '{"error":{"message":"Invalid API Key","type":"authentication_error","code":401}}')],
+  ['auth', 'vLLM 401 (docs/backends.md §4)', facts(401, '{"error":"Unauthorized"}')],
   ['auth', '403 from a proxy', facts(403, '<html><body><h1>403 Forbidden</h1></body></html>')],
   ['no_messages_api', '404 File Not Found on /v1/messages (captured)', fixture('err-404.http')],
   ['model_not_found', 'vLLM unknown served model (simulator wording)', facts(404, '{"type":"error","error":{"type":"NotFoundError","message":"The model `claude-x` does not exist."}}')],

@@ -4,7 +4,7 @@ import { translateStreamErrorData } from '../../../src/shim/translate/stream-err
 import { createStreamErrorRewriter, transformStreamErrorEvents } from '../../../src/shim/translate/stream-error-rewriter.js';
 import { llamaStream } from '../rewrite/fixtures.js';
 
-// backends.md §11, observed on a real llama-server: deltas already sent, then this event, then the stream ends.
+// docs/backends.md §2.4, observed on a real llama-server: deltas already sent, then this event, then the stream ends.
 const LLAMA_ERROR_DATA = '{"code":500,"message":"Failed to parse input at pos 22: <think>\\nkl","type":"server_error"}';
 const LLAMA_ERROR_EVENT = `event: error\ndata: ${LLAMA_ERROR_DATA}\n\n`;
 const ANTHROPIC_ERROR_DATA = '{"type":"error","error":{"type":"api_error","message":"Failed to parse input at pos 22: <think>\\nkl"}}';
