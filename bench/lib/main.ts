@@ -2,7 +2,8 @@
  * The shared entry-point logic: run the named parts in order, print each as
  * it finishes, then every target in one list. BENCH_SCALE (default 1) scales
  * rounds down for a quick look; BENCH_JSON=path also writes the results as
- * JSON. Exits 0 whatever was measured: benchmarks report, they do not gate.
+ * JSON. A missed target never fails the run (benchmarks report, they do not
+ * gate), but a part that could not run to the end exits 1, so CI sees it.
  */
 import { writeFileSync } from 'node:fs';
 import { runPart, type PartName } from '../parts/index.js';
@@ -27,7 +28,10 @@ export async function runBench(names: readonly PartName[]): Promise<void> {
   console.log(`# all targets (${((performance.now() - started) / 1000).toFixed(0)} s in all; load average now ${after.load.join(' ')})`);
   for (const r of results) {
     for (const t of r.targets) console.log(`[${t.met === undefined ? 'n/a ' : t.met ? 'MET ' : 'MISS'}] ${r.part}: ${t.what}: ${t.measured} (target ${t.target})`);
-    if (r.notes.some((n) => n.startsWith('FAILED'))) console.log(`[FAIL] ${r.part}: did not run to the end (see above)`);
+    if (r.notes.some((n) => n.startsWith('FAILED'))) {
+      console.log(`[FAIL] ${r.part}: did not run to the end (see above)`);
+      process.exitCode = 1;
+    }
   }
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, `${JSON.stringify({ machine: { before, after }, scale, results }, null, 2)}\n`);
 }
