@@ -47,7 +47,7 @@ const CITED_PLACE = /^(?:\.\.\/)+(?:[\w@-][\w.@-]*\/|[\w@-]+\.\w+$)/;
 const MARKDOWN_LINK = /\]\(([^)\s]+)\)/g;
 const CODE_FENCE = /^```(js|javascript|mjs|ts|typescript)\s*\n([\s\S]*?)^```/gm;
 
-/** Where `target` lands when read from `fromDir`, and whether any step of the way left the root. */
+/** Whether `at` is the root or below it. */
 function inside(root: string, at: string): boolean {
   return at === root || at.startsWith(root + path.sep);
 }
@@ -91,12 +91,12 @@ function relativePaths(text: string): Array<{ readonly at: number; readonly cite
   });
 }
 
-/** `../…` citations in `whole` between `from.start` and `from.end`, read from `from.dir`. */
-function proseClimbs(place: RepoPlace, file: string, whole: string, from: { readonly dir: string; readonly start: number; readonly end: number }, skip: (at: number) => boolean = () => false): Climb[] {
-  return relativePaths(whole.slice(from.start, from.end))
-    .map(({ at, cited }) => ({ at: from.start + at, cited }))
-    .filter(({ at, cited }) => !skip(at) && CITED_PLACE.test(cited) && climbsOut(place.root, from.dir, cited))
-    .map(({ at, cited }) => ({ file, line: lineOf(whole, at), text: cited, why: from.dir === place.root ? 'read from the repository root (as citations are), this is outside it' : "read from this file's folder, this is outside the repository" }));
+/** `../…` citations in `whole` between `start` and `end`, read from the repository root. */
+function proseClimbs(place: RepoPlace, file: string, whole: string, span: { readonly start: number; readonly end: number }, skip: (at: number) => boolean = () => false): Climb[] {
+  return relativePaths(whole.slice(span.start, span.end))
+    .map(({ at, cited }) => ({ at: span.start + at, cited }))
+    .filter(({ at, cited }) => !skip(at) && CITED_PLACE.test(cited) && climbsOut(place.root, place.root, cited))
+    .map(({ at, cited }) => ({ file, line: lineOf(whole, at), text: cited, why: 'read from the repository root (as citations are), this is outside it' }));
 }
 
 function markdownClimbs(place: RepoPlace, file: string, text: string): Climb[] {
@@ -119,7 +119,7 @@ function markdownClimbs(place: RepoPlace, file: string, text: string): Climb[] {
     }
   }
   const skip = (at: number): boolean => targetStarts.has(at) || fences.some(([start, end]) => at >= start && at < end);
-  return [...out, ...proseClimbs(place, file, text, { dir: place.root, start: 0, end: text.length }, skip)];
+  return [...out, ...proseClimbs(place, file, text, { start: 0, end: text.length }, skip)];
 }
 
 type PathValue = { readonly dir: string; readonly escaped: boolean } | undefined;
@@ -204,7 +204,7 @@ function codeClimbs(place: RepoPlace, file: string, text: string): Climb[] {
     for (const range of [...(ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []), ...(ts.getTrailingCommentRanges(text, node.getEnd()) ?? [])]) {
       if (comments.has(range.pos)) continue;
       comments.add(range.pos);
-      out.push(...proseClimbs(place, file, text, { dir: place.root, start: range.pos, end: range.end }));
+      out.push(...proseClimbs(place, file, text, { start: range.pos, end: range.end }));
     }
     if (ts.isStringLiteralLike(node) && node.text.startsWith('../') && climbsOut(place.root, fileDir, node.text)) flag(node, "relative path read from this file's folder leads outside the repository");
     if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
@@ -219,6 +219,6 @@ function codeClimbs(place: RepoPlace, file: string, text: string): Climb[] {
 /** Every climb in one file; `file` is relative to the repository root. */
 export function findClimbs(place: RepoPlace, file: string, text: string): Climb[] {
   // Plain text (shell, Python, HTML) is read like prose: scripts run from the root (.ci/run cds there first).
-  const found = CODE_FILE.test(file) ? codeClimbs(place, file, text) : file.endsWith('.md') ? markdownClimbs(place, file, text) : proseClimbs(place, file, text, { dir: place.root, start: 0, end: text.length });
+  const found = CODE_FILE.test(file) ? codeClimbs(place, file, text) : file.endsWith('.md') ? markdownClimbs(place, file, text) : proseClimbs(place, file, text, { start: 0, end: text.length });
   return [...found, ...absoluteClimbs(place, file, text)];
 }
