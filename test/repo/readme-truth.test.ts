@@ -52,27 +52,42 @@ function optionsInCell(cell: string): string[] {
   return [...cell.matchAll(/`([^`]+)`/g)].flatMap((m) => [...(m[1] ?? '').matchAll(/(?:^|[\s,/])(--?[a-z][\w-]*)/g)].map((o) => o[1] ?? ''));
 }
 
+/** What is wrong with each `localagents …` line of `markdown`: an unknown command, or an option its command lacks. */
+function commandLineProblems(markdown: string, options: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const commands = new Set([...options.keys(), 'help']);
+  const problems: string[] = [];
+  for (const { line, value: words } of commandLines(markdown)) {
+    let command = ROOT_COMMAND;
+    for (const [i, word] of words.entries()) {
+      if (word.startsWith('-') && word !== '-') {
+        const option = word.split('=')[0] ?? word;
+        const known = options.get(command) ?? new Set<string>();
+        if (!known.has(option)) problems.push(`README.md:${line}: \`localagents ${words.join(' ')}\`: ${command === ROOT_COMMAND ? 'localagents' : `localagents ${command}`} has no option ${option} (it has ${[...known].join(', ')})`);
+      } else if (command === ROOT_COMMAND && i === words.findIndex((w) => !w.startsWith('-')) && /^[a-z][a-z-]*$/.test(word) && !(words[i - 1] ?? '').startsWith('--')) {
+        if (commands.has(word)) command = word;
+        else problems.push(`README.md:${line}: \`localagents ${words.join(' ')}\`: there is no command "${word}" (commands: ${[...commands].filter((c) => c !== ROOT_COMMAND).join(', ')})`);
+      }
+    }
+  }
+  return problems;
+}
+
 describe('README: the command line', () => {
   const options = cliOptions();
   const commands = new Set([...options.keys(), 'help']);
   const table = tableRows(README, 'command').map((row) => ({ line: row.line, command: (row.value[0] ?? '').replace(/`/g, '').replace(/^localagents ?/, '').split(/\s+/)[0] || ROOT_COMMAND, options: optionsInCell(row.value[1] ?? '') }));
 
   it('every localagents command line names a real command and only its options', () => {
-    const problems: string[] = [];
-    for (const { line, value: words } of commandLines(README)) {
-      let command = ROOT_COMMAND;
-      for (const [i, word] of words.entries()) {
-        if (word.startsWith('-') && word !== '-') {
-          const option = word.split('=')[0] ?? word;
-          const known = options.get(command) ?? new Set<string>();
-          if (!known.has(option)) problems.push(`README.md:${line}: \`localagents ${words.join(' ')}\`: ${command === ROOT_COMMAND ? 'localagents' : `localagents ${command}`} has no option ${option} (it has ${[...known].join(', ')})`);
-        } else if (command === ROOT_COMMAND && i === words.findIndex((w) => !w.startsWith('-')) && /^[a-z][a-z-]*$/.test(word) && !(words[i - 1] ?? '').startsWith('--')) {
-          if (commands.has(word)) command = word;
-          else problems.push(`README.md:${line}: \`localagents ${words.join(' ')}\`: there is no command "${word}" (commands: ${[...commands].filter((c) => c !== ROOT_COMMAND).join(', ')})`);
-        }
-      }
-    }
+    const problems = commandLineProblems(README, options);
     expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('a README line naming an option or command that does not exist is caught, with the fix', () => {
+    const made = '```sh\nlocalagents jobs --all --since 1d   # newest first\nlocalagents remove JOB\n```\nOr `localagents run --isolation worktree "Add a --verbose flag"`.\n';
+    expect(commandLineProblems(made, options)).toEqual([
+      'README.md:2: `localagents jobs --all --since 1d`: localagents jobs has no option --since (it has --help, -h, --all, --json)',
+      expect.stringMatching(/^README\.md:3: `localagents remove JOB`: there is no command "remove" \(commands: mcp, models, /),
+    ]);
   });
 
   it("options written in a command's own section belong to that command", () => {
