@@ -5,6 +5,7 @@
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
+import { printable } from '../printable.js';
 import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
 
@@ -41,7 +42,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
       checks.push({
         name: `endpoint ${p.endpoint}`,
         ok: p.state === 'up',
-        detail: `${p.state} — ${p.reason}${p.models.length ? ` [${p.models.map((m) => `${m.id} ctx ${m.context ?? '?'}`).join(', ')}]` : ''}`,
+        detail: `${p.state} — ${printable(p.reason)}${p.models.length ? ` [${p.models.map((m) => `${printable(m.id)} ctx ${m.context ?? '?'}`).join(', ')}]` : ''}`,
         fixes: [...new Set(fixes)],
       });
     }
