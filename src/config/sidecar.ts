@@ -95,6 +95,7 @@ function validateEntry(
   name: string,
   entry: EndpointInput | ModelInput,
 ): EndpointConfig | ModelEntry {
+  if (name.trim() === '') throw new BadArgumentError('name', 'name must not be empty');
   if (!isPrintableLine(name, MAX_NAME_CHARS)) throw new BadArgumentError('name', `name must be one printable line of 1 to ${MAX_NAME_CHARS} characters without leading or trailing spaces, not "${printable(name.slice(0, 80))}"`);
   const issues = schemaIssues(sidecarPath, { [section]: { [name]: entry } }, () => undefined);
   const first = issues[0];
