@@ -141,6 +141,10 @@ async function filesIn(path: string, unreadable: string[]): Promise<{ changed: b
 export async function heldWork(wt: JobWorktree, caches: readonly string[]): Promise<HeldWork> {
   const unreadable: string[] = [];
   const ownership = await worktreeOwnership(wt);
+  // The repository itself was deleted: its branch, reflogs and stashes went with it, and a folder left at the path is not touched.
+  if (!(await git(wt.repo, ['rev-parse', '--git-common-dir'])).ok && !(await realpath(wt.repo).then(() => true, () => false))) {
+    return { ownership, changed: false, untracked: [], ignored: [], uncachedIgnored: [], stashes: [], beyondBase: 0, branchOnly: [], reflogOnly: [], unreadable };
+  }
   const ours = ownership.kind === 'ours';
   const files = ours ? await filesIn(wt.path, unreadable) : { changed: false, untracked: [], ignored: [] };
   const tip = await branchTip(wt);

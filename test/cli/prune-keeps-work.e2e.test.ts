@@ -7,7 +7,7 @@
  * another job has reused or one that is not the record's worktree.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createJobStore, type JobStore } from '../../src/jobs/job-store.js';
@@ -141,5 +141,15 @@ describe('prune keeps every piece of work a job left', { timeout: 180_000 }, () 
     expect(pruned.stdout).not.toContain(`worktree ${a.wt.path},`);
     expect(readFileSync(join(a.wt.path, 'theirs.txt'), 'utf8')).toBe('not ours\n');
     expect(git(other, 'worktree', 'list')).toContain(a.wt.path);
+  });
+
+  it('a job whose repository was deleted is pruned: its record goes, the folder someone left at its path stays', async () => {
+    const repo = makeRepo('la-gone-');
+    const { record, wt } = await finishedWorktreeJob(store, repo, (w) => writeFileSync(join(w.path, 'a.txt'), 'A\n'));
+    rmSync(repo, { recursive: true, force: true });
+    const pruned = await prune();
+    expect(pruned.stdout).toContain(`removed job ${record.id}: record, left ${wt.path} alone: ${wt.path} is no longer a git worktree`);
+    expect(readFileSync(join(wt.path, 'a.txt'), 'utf8')).toBe('A\n');
+    expect(await store.ids()).not.toContain(record.id);
   });
 });
