@@ -5,13 +5,14 @@
  * 0600 in 0700; under umask 000 every file it makes is still 0600; doctor
  * says when the state or config directory is open to other users.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { runCli, startCli, waitFor, type Started } from '../cli/cli-process.js';
-import { spawn } from 'node:child_process';
+import { startSimulator } from '../sim/index.js';
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);
 
@@ -98,4 +99,34 @@ describe('file modes are enforced, not hoped for', { timeout: 120_000 }, () => {
     expect(fixed.stdout).not.toContain('config directory');
     expect(existsSync(dirs.state)).toBe(true);
   });
+
+  it('same class: a real job under umask 000 with jobs/ left 0755 leaves every folder 0700 and every file 0600', async () => {
+    const dirs = makeDirs();
+    const sim = await startSimulator({ flavor: 'llama.cpp', slots: 1 });
+    try {
+      writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
+      sim.setScript(() => ({ text: 'Nothing to do.' }));
+      mkdirSync(join(dirs.state, 'jobs'), { recursive: true, mode: 0o755 });
+      chmodSync(join(dirs.state, 'jobs'), 0o755);
+      const args = [BIN, '--config', dirs.config, 'run', '--no-follow', 'Say nothing.'].map((a) => `'${a}'`).join(' ');
+      const run = await new Promise<number | null>((resolve) => {
+        const child = spawn('sh', ['-c', `umask 000 && exec '${process.execPath}' ${args}`], { cwd: dirs.repo, env: serverEnv(dirs), stdio: 'ignore' });
+        child.once('close', resolve);
+      });
+      expect(run).toBe(0);
+      const loose = walk(dirs.state).filter(({ path, dir }) => mode(path) !== (dir ? '700' : '600'));
+      expect(loose).toEqual([]);
+      expect(walk(join(dirs.state, 'jobs')).some(({ path }) => path.endsWith('requests.jsonl'))).toBe(true);
+    } finally {
+      await sim.close();
+    }
+  });
 });
+
+/** Every folder and file below `root`, with whether it is a folder. */
+function walk(root: string): Array<{ path: string; dir: boolean }> {
+  return readdirSync(root, { withFileTypes: true }).flatMap((e) => {
+    const path = join(root, e.name);
+    return e.isDirectory() ? [{ path, dir: true }, ...walk(path)] : [{ path, dir: false }];
+  });
+}
