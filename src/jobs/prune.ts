@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { FINISHED } from './job-record.js';
 import type { JobStore } from './job-store.js';
-import { heldWork, reasonsToKeep, removeJobWork } from './work-retention.js';
+import { heldWork, leftAloneNote, reasonsToKeep, removeJobWork } from './work-retention.js';
 
 export interface PruneAction {
   readonly job_id: string;
@@ -43,16 +43,16 @@ export async function pruneJobs(store: JobStore, options: PruneOptions): Promise
       }
       if (options.dryRun) {
         if (held.ownership.kind === 'ours') parts.push(`worktree ${wt.path}`);
-        parts.push(`branch ${wt.branch}`);
-        if (held.ownership.kind === 'other') parts.push(`not ${wt.path}: ${held.ownership.why}`);
+        const note = leftAloneNote(job, held);
+        parts.push(`branch ${wt.branch}`, ...(note === undefined ? [] : [note]));
       } else {
         const removal = await removeJobWork(job, held);
-        if (removal.warnings.some((w) => w.startsWith('could not'))) {
-          // Half done is worse than not at all: the record still says where the rest is.
-          actions.push({ job_id: record.id, removed: false, what: `kept: ${[...removal.removed.map((r) => `removed ${r}`), ...removal.warnings].join('; ')}` });
+        if (removal.failures.length > 0) {
+          // The record stays: it still says where the rest of the work is.
+          actions.push({ job_id: record.id, removed: false, what: `kept: ${[...removal.removed.map((r) => `removed ${r}`), ...removal.failures].join('; ')}` });
           continue;
         }
-        parts.push(...removal.removed, ...removal.warnings);
+        parts.push(...removal.removed, ...(removal.leftAlone === undefined ? [] : [removal.leftAlone]));
       }
     }
     if (!options.dryRun) await rm(store.paths(record.id).dir, { recursive: true, force: true });

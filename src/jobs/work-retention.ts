@@ -183,29 +183,38 @@ export function reasonsToKeep(wt: JobWorktree, held: HeldWork): string[] {
   return reasons;
 }
 
+export interface Removal {
+  /** What went: `worktree PATH`, `branch NAME`. */
+  readonly removed: readonly string[];
+  readonly worktreeRemoved: boolean;
+  /** Why the folder at the record's path was not touched (another job's or repository's now). */
+  readonly leftAlone: string | undefined;
+  /** What git refused; the rest of the job's work is then still in place. */
+  readonly failures: readonly string[];
+}
+
+/** Why the folder at the record's path is not the job's to remove, in words; undefined when it is ours or gone. */
+export const leftAloneNote = (wt: JobWorktree, held: HeldWork): string | undefined => (held.ownership.kind === 'other' ? `left ${wt.path} alone: ${held.ownership.why}` : undefined);
+
 /**
  * Removes the job's worktree (only while it is still ours) and its branch. Call only when
- * reasonsToKeep is empty. Returns what it removed and what it could not.
+ * reasonsToKeep is empty.
  */
-export async function removeJobWork(wt: JobWorktree, held: HeldWork): Promise<{ removed: string[]; warnings: string[] }> {
+export async function removeJobWork(wt: JobWorktree, held: HeldWork): Promise<Removal> {
   const removed: string[] = [];
-  const warnings: string[] = [];
+  const failures: string[] = [];
+  const leftAlone = leftAloneNote(wt, held);
   if (held.ownership.kind === 'ours') {
     // Only build caches can be left (reasonsToKeep is empty): git refuses to remove ignored files without --force.
     const gone = await git(wt.repo, ['worktree', 'remove', ...(held.ignored.length > 0 ? ['--force'] : []), wt.path]);
-    if (!gone.ok) {
-      warnings.push(`could not remove the worktree ${wt.path}: ${gone.stderr.trim()}`);
-      return { removed, warnings };
-    }
+    if (!gone.ok) return { removed, worktreeRemoved: false, leftAlone, failures: [`could not remove the worktree ${wt.path}: ${gone.stderr.trim()}`] };
     removed.push(`worktree ${wt.path}`);
-  } else if (held.ownership.kind === 'other') {
-    warnings.push(`left ${wt.path} alone: ${held.ownership.why}`);
   }
   if ((await branchTip(wt)) !== undefined) {
     // -D, not -d: -d compares with the caller's current branch, not the base; heldWork found nothing only it holds.
     const deleted = await git(wt.repo, ['branch', '-D', wt.branch]);
     if (deleted.ok) removed.push(`branch ${wt.branch}`);
-    else warnings.push(`could not delete branch ${wt.branch}: ${deleted.stderr.trim()}`);
+    else failures.push(`could not delete branch ${wt.branch}: ${deleted.stderr.trim()}`);
   }
-  return { removed, warnings };
+  return { removed, worktreeRemoved: held.ownership.kind === 'ours', leftAlone, failures };
 }

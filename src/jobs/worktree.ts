@@ -164,6 +164,7 @@ export async function finishWorktree(wt: PreparedWorktree, caches: readonly stri
     const shas = held.reflogOnly.slice(0, 10).map((c) => c.slice(0, 12)).join(', ');
     warnings.push(`the job made commits that are on no branch (${shas}); the worktree is kept so they stay in its HEAD reflog — git -C ${wt.path} branch rescued ${held.reflogOnly[0]?.slice(0, 12) ?? ''} keeps them for good`);
   }
+  if (held.stashes.length > 0) warnings.push(`the job stashed work, kept with the worktree and branch (git stash list shows it): ${held.stashes.join('; ')}`);
   if (held.uncachedIgnored.length > 0) {
     warnings.push(`the job left files git ignores, kept with the worktree: ${capped([...held.uncachedIgnored]).join(', ')} (build caches listed in defaults.worktree_caches do not keep a worktree)`);
   }
@@ -174,7 +175,7 @@ export async function finishWorktree(wt: PreparedWorktree, caches: readonly stri
     return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: stat.stdout.trimEnd(), commits: held.beyondBase, commands: reviewCommands(wt), warnings, ...files };
   }
   const removal = await removeJobWork(job, held);
-  warnings.push(...removal.warnings);
-  const kept = !removal.removed.some((r) => r.startsWith('worktree '));
+  warnings.push(...removal.failures, ...(removal.leftAlone === undefined ? [] : [removal.leftAlone]));
+  const kept = !removal.worktreeRemoved;
   return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept, diffstat: '', commits: 0, commands: kept ? reviewCommands(wt) : {}, warnings, ...files };
 }
