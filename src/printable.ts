@@ -14,13 +14,19 @@ const UNPRINTABLE_ONE = new RegExp(UNPRINTABLE.source, 'u');
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** `text` with every unprintable character written as an escape (`\n`, `\x1b`, `\u202e`), so it shows as one inert line. */
-export function printable(text: string): string {
+function escapeUnprintable(text: string, keep: string): string {
   return text.replace(UNPRINTABLE, (c) => {
+    if (keep.includes(c)) return c;
     const code = c.codePointAt(0) ?? 0;
     return NAMED[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
   });
 }
+
+/** `text` with every unprintable character written as an escape (`\n`, `\x1b`, `\u202e`), so it shows as one inert line. */
+export const printable = (text: string): string => escapeUnprintable(text, '');
+
+/** Like `printable`, but a text of several lines keeps its newlines and tabs (a job's result, a report). */
+export const printableLines = (text: string): string => escapeUnprintable(text, '\n\t');
 
 /** A value fit to store: non-empty, at most `maxChars` characters, no unprintable character, no leading or trailing space. */
 export function isPrintableLine(text: string, maxChars: number): boolean {
