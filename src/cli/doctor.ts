@@ -2,9 +2,12 @@
  * `localagents doctor`: checks the config, every endpoint and the bundled
  * Claude Code binary, and says what to fix. Returns the findings; the CLI prints.
  */
+import { dirname } from 'node:path';
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
+import { looseMode } from '../coord/private-files.js';
+import { printable } from '../printable.js';
 import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
 
@@ -27,6 +30,18 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     checks.push({ name: 'config', ok: false, detail: errorMessage(err), fixes: isLocalAgentsError(err) && err.hint ? [err.hint] : [] });
   }
 
+  const stateMode = await looseMode(app.stateDir);
+  if (stateMode !== undefined) {
+    const detail = `${app.stateDir} can be read by other users (mode ${stateMode.toString(8)}), and it holds job records, transcripts and bearer tokens`;
+    checks.push({ name: 'state directory', ok: false, detail, fixes: [`chmod 700 ${app.stateDir}`] });
+  }
+  const configDir = config?.path === undefined ? undefined : dirname(config.path);
+  const configMode = configDir === undefined ? undefined : await looseMode(configDir);
+  if (configDir !== undefined && configMode !== undefined) {
+    // A warning, not a failure: models.yaml names secrets (api_key_env) but holds none, and may live in a shared project folder.
+    checks.push({ name: 'config directory', ok: true, detail: `warning: ${configDir} can be read by other users (mode ${configMode.toString(8)}); models.local.yaml and the config are visible to them`, fixes: [`chmod 700 ${configDir} if it is yours alone`] });
+  }
+
   if (config) {
     checks.push({ name: 'setting sources', ok: true, detail: `jobs load Claude Code settings from ${describeSources(config.defaults.setting_sources)}`, fixes: [] });
     // The same listing list_models returns, so every warning it has reaches the user here too.
@@ -41,7 +56,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
       checks.push({
         name: `endpoint ${p.endpoint}`,
         ok: p.state === 'up',
-        detail: `${p.state} — ${p.reason}${p.models.length ? ` [${p.models.map((m) => `${m.id} ctx ${m.context ?? '?'}`).join(', ')}]` : ''}`,
+        detail: `${p.state} — ${printable(p.reason)}${p.models.length ? ` [${p.models.map((m) => `${printable(m.id)} ctx ${m.context ?? '?'}`).join(', ')}]` : ''}`,
         fixes: [...new Set(fixes)],
       });
     }

@@ -2,12 +2,14 @@
  * The CLI's only door to the terminal. Everything else in src/ writes to the
  * logger (stderr) or returns data; the live job display writes through a
  * `Terminal` so it can be driven and tested without a real one. Every text is
- * redacted on its way out.
+ * redacted on its way out, and its control characters escaped (it quotes model
+ * servers and models: an ESC sequence there must show, not act).
  */
+import { printableLines } from '../printable.js';
 import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export function print(text: string): void {
-  process.stdout.write(redactSecrets(text.endsWith('\n') ? text : `${text}\n`));
+  process.stdout.write(printableLines(redactSecrets(text.endsWith('\n') ? text : `${text}\n`)));
 }
 
 /** camelCase → snake_case for identifier-like keys; ids and paths (with '/', '.', ':' or '-') stay as they are. */
@@ -27,12 +29,12 @@ export function printJson(value: unknown): void {
 }
 
 export function printError(message: string, hint?: string): void {
-  process.stderr.write(redactSecrets(`error: ${message}\n${hint ? `${hint}\n` : ''}`));
+  process.stderr.write(printableLines(redactSecrets(`error: ${message}\n${hint ? `${hint}\n` : ''}`)));
 }
 
 /** A side remark for a human (stderr), so stdout stays what a script parses. */
 export function printNote(text: string): void {
-  process.stderr.write(redactSecrets(text.endsWith('\n') ? text : `${text}\n`));
+  process.stderr.write(printableLines(redactSecrets(text.endsWith('\n') ? text : `${text}\n`)));
 }
 
 export interface Terminal {

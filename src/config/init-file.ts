@@ -1,19 +1,40 @@
 /**
  * The models.yaml `localagents init` writes: the servers it found as
  * endpoints, the rest as comments a person can uncomment. Written only where
- * nothing exists yet (never overwrites).
+ * nothing exists yet (never overwrites). What a server said is untrusted: a
+ * model id is kept only when it is one printable line (it goes into a comment),
+ * every base_url is one init probed itself, and the file is parsed back and
+ * compared with what init meant to write before it takes its place.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parse } from 'yaml';
 import type { FoundServer } from '../backends/detect.js';
+import { ownedFileName } from '../coord/owned-files.js';
 import { LocalAgentsError } from '../errors.js';
+import { isPrintableLine } from '../printable.js';
 import { isErrno } from './locate.js';
+
+/** Longer than any real model id or path (Hugging Face repo ids are at most 96 characters, plus a quant tag). */
+export const MAX_MODEL_ID_CHARS = 256;
+
+export interface InitFile {
+  readonly text: string;
+  /** What `text` must parse to: the only structure init writes. */
+  readonly intended: { readonly endpoints: Readonly<Record<string, { readonly base_url: string; readonly backend: string }>> };
+  /** Model ids a server sent that are not fit to write (more than one line, control characters, too long). */
+  readonly refusedIds: ReadonlyArray<{ readonly baseUrl: string; readonly id: string }>;
+}
 
 function endpointName(server: FoundServer): string {
   return `${server.backend === 'llama.cpp' ? 'llama' : server.backend}-${server.port}`;
 }
 
-export function initFileText(found: readonly FoundServer[], now: Date = new Date()): string {
+/** The file for the servers `found` at `probed` (the base URLs init itself tried); a server elsewhere is a bug, refused. */
+export function initFile(found: readonly FoundServer[], probed: readonly string[], now: Date = new Date()): InitFile {
+  const endpoints: Record<string, { base_url: string; backend: string }> = {};
+  const refusedIds: Array<{ baseUrl: string; id: string }> = [];
   const lines = [
     `# models.yaml, written by \`localagents init\` on ${now.toISOString().slice(0, 10)}. Read again on every call: edit freely.`,
     '# Every key is explained in models.example.yaml in the localagents repository; `localagents doctor` checks this file.',
@@ -32,7 +53,11 @@ export function initFileText(found: readonly FoundServer[], now: Date = new Date
   } else {
     lines.push('endpoints:');
     for (const server of found) {
-      lines.push(`  ${endpointName(server)}:${server.models.length ? `   # serving ${server.models.join(', ')}` : ''}`, `    base_url: ${server.baseUrl}`, `    backend: ${server.backend}`);
+      if (!probed.includes(server.baseUrl)) throw new LocalAgentsError('internal', `init found a server at ${server.baseUrl}, which it did not probe`);
+      const ids = server.models.filter((id) => isPrintableLine(id, MAX_MODEL_ID_CHARS));
+      refusedIds.push(...server.models.filter((id) => !ids.includes(id)).map((id) => ({ baseUrl: server.baseUrl, id })));
+      endpoints[endpointName(server)] = { base_url: server.baseUrl, backend: server.backend };
+      lines.push(`  ${endpointName(server)}:${ids.length ? `   # serving ${ids.join(', ')}` : ''}`, `    base_url: ${server.baseUrl}`, `    backend: ${server.backend}`);
     }
   }
   lines.push(
@@ -48,18 +73,35 @@ export function initFileText(found: readonly FoundServer[], now: Date = new Date
     '#   permission_mode: acceptEdits',
     '',
   );
-  return lines.join('\n');
+  return { text: lines.join('\n'), intended: { endpoints }, refusedIds };
 }
 
-/** Writes `text` at `path` unless a file is already there. */
-export async function writeNewConfig(path: string, text: string): Promise<void> {
+/**
+ * Writes the file at `path` unless a file is already there: to a temp file first, read back and
+ * parsed, and linked into place only if it says exactly what init meant (link never replaces a file).
+ */
+export async function writeNewConfig(path: string, file: InitFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = ownedFileName(path, 'tmp');
   try {
-    await writeFile(path, text, { flag: 'wx', mode: 0o600 });
+    const handle = await open(tmp, 'wx', 0o600);
+    try {
+      await handle.writeFile(file.text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    const written: unknown = parse(await readFile(tmp, 'utf8'));
+    if (!isDeepStrictEqual(written, file.intended)) {
+      throw new LocalAgentsError('internal', `the models.yaml init composed does not say what it meant to (it parses to ${JSON.stringify(written).slice(0, 200)}); nothing was written`);
+    }
+    await link(tmp, path);
   } catch (err) {
     if (isErrno(err, 'EEXIST')) {
       throw new LocalAgentsError('bad_argument', `${path} already exists; localagents init never overwrites a config`, { hint: 'Edit it by hand, or check it with localagents doctor.', details: { path } });
     }
     throw err;
+  } finally {
+    await unlink(tmp).catch(() => undefined); // gone already when open failed
   }
 }

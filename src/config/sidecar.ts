@@ -6,12 +6,15 @@
  * crash leaves either the old file or the new one. Comments and other entries
  * are kept (yaml Document API).
  */
-import { chmod, lstat, mkdir, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { isMap, type Document } from 'yaml';
+import { lstat, mkdir, readFile, readlink, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { isMap, parse, type Document } from 'yaml';
 import type { z } from 'zod';
-import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { privateTempPrefix, writePrivateFile } from '../coord/private-files.js';
 import { BadArgumentError, LocalAgentsError } from '../errors.js';
+import { isPrintableLine, printable } from '../printable.js';
 import { withFileLock, type FileLockOptions } from './file-lock.js';
 import { configErrorFromIssues } from './format-issues.js';
 import { isErrno } from './locate.js';
@@ -21,6 +24,8 @@ import { schemaIssues, validateConfigText } from './validate-file.js';
 export type SidecarSection = 'endpoints' | 'models';
 export type EndpointInput = z.input<typeof endpointSchema>;
 export type ModelInput = z.input<typeof modelSchema>;
+
+const MAX_NAME_CHARS = 128;
 
 const HEADER = [
   ' models.local.yaml: written by localagents (register_endpoint, register_model).',
@@ -62,17 +67,22 @@ export async function upsertSidecarEntry(
     `${target}.lock`,
     async () => {
       // Only one writer at a time holds the lock: a temp file of a dead one is litter from a SIGKILL.
-      await removeDeadOwnersFiles(tempPrefix(target), ['tmp']);
+      await removeDeadOwnersFiles(privateTempPrefix(target), ['tmp']);
       const doc = await readSidecarDocument(sidecarPath);
       const existing = doc.get(section, true);
       // An absent, empty (`endpoints:`) or `{}` section gets a fresh block mapping, so entries are not written inline.
       if (!isMap(existing) || existing.items.length === 0) doc.set(section, doc.createNode({}));
       doc.setIn([section, name], doc.createNode(entry));
       const text = doc.toString();
+      // What lands on disk must be this entry and nothing more: no value of it may have opened a key of its own.
+      const written = (parse(text) as Record<string, Record<string, unknown> | undefined>)[section]?.[name];
+      if (!isDeepStrictEqual(written, JSON.parse(JSON.stringify(entry)))) {
+        throw new LocalAgentsError('internal', `the ${section}.${name} entry would not read back as written; ${sidecarPath} was left as it was`);
+      }
       // The result must load; this catches anything the per-entry check cannot see.
       const check = validateConfigText(sidecarPath, text);
       if (check.issues.length > 0) throw configErrorFromIssues(check.issues);
-      await writeFileAtomic(target, text);
+      await writePrivateFile(target, text);
     },
     options,
   );
@@ -86,6 +96,7 @@ function validateEntry(
   entry: EndpointInput | ModelInput,
 ): EndpointConfig | ModelEntry {
   if (name.trim() === '') throw new BadArgumentError('name', 'name must not be empty');
+  if (!isPrintableLine(name, MAX_NAME_CHARS)) throw new BadArgumentError('name', `name must be one printable line of 1 to ${MAX_NAME_CHARS} characters without leading or trailing spaces, not "${printable(name.slice(0, 80))}"`);
   const issues = schemaIssues(sidecarPath, { [section]: { [name]: entry } }, () => undefined);
   const first = issues[0];
   if (first !== undefined) {
@@ -144,24 +155,3 @@ async function writeTarget(path: string): Promise<string> {
   return current;
 }
 
-/** Temp files of `path` are hidden siblings: `.<name>.<owner>.<uuid>.tmp`. */
-const tempPrefix = (path: string): string => join(dirname(path), `.${basename(path)}`);
-
-/** Write to a temp file in the same directory, flush, then rename over the target: readers see old or new, never half. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const tmp = ownedFileName(tempPrefix(path), 'tmp');
-  try {
-    const handle = await open(tmp, 'wx', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await chmod(tmp, 0o600); // the umask may have narrowed it; the file can hold API keys, so make it exact
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined); // the temp file may not exist; the original error is what matters
-    throw err;
-  }
-}

@@ -3,9 +3,10 @@
  * metrics delta, worktree finish, final record. Whatever happens, the
  * finaliser runs and the record says why the job ended.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
+import { privateAppendStream } from '../coord/private-files.js';
 import { processStartTime } from '../coord/process-identity.js';
 import { metricsDelta, snapshotMetrics } from '../backends/metrics-delta.js';
 import type { BackendKind, Endpoint } from '../config/schema.js';
@@ -87,7 +88,7 @@ export interface PlacedJob {
 }
 
 function openStream(path: string, log: Logger): WriteStream {
-  const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+  const stream = privateAppendStream(path);
   stream.on('error', (err) => log.warn('cannot write %s: %s', path, err.message));
   return stream;
 }

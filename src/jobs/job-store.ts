@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { isErrno } from '../config/locate.js';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { privateDir } from '../coord/private-files.js';
 import { isAlive } from '../coord/process-identity.js';
 import { redactDeep } from '../secrets/redact.js';
 import { checkJobId } from './job-id.js';
@@ -179,7 +180,7 @@ export function createJobStore(stateDir: string): JobStore {
     async create(record, task) {
       const p = paths(record.id);
       try {
-        await mkdir(root, { recursive: true, mode: 0o700 });
+        await privateDir(root);
         await chmod(stateDir, 0o700).catch(() => undefined); // created by someone else; best effort
         await mkdir(p.dir, { mode: 0o700 });
         await writeFile(p.task, task, { mode: 0o600 });

@@ -1,13 +1,14 @@
 /**
  * `localagents prune`: removes finished jobs older than a cutoff — their
- * records, their worktrees and their `local-agent/*` branches — but only what
- * holds no unmerged work: a worktree with uncommitted changes, or a branch with
- * commits no other branch contains, keeps its job (record included) untouched.
+ * records, their worktrees and their `local-agent/*` branches — under the one
+ * rule of work-retention.ts: a job whose worktree or branch holds anything not
+ * reachable elsewhere keeps everything, record included; a worktree path that
+ * another job has reused since is never touched.
  */
 import { rm } from 'node:fs/promises';
-import { git } from './git.js';
-import { FINISHED, type JobRecord } from './job-record.js';
+import { FINISHED } from './job-record.js';
 import type { JobStore } from './job-store.js';
+import { heldWork, leftAloneNote, reasonsToKeep, removeJobWork } from './work-retention.js';
 
 export interface PruneAction {
   readonly job_id: string;
@@ -16,25 +17,15 @@ export interface PruneAction {
   readonly what: string;
 }
 
-async function branchExists(repo: string, branch: string): Promise<boolean> {
-  return (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`])).ok;
+export interface PruneOptions {
+  readonly olderThanMs: number;
+  readonly dryRun: boolean;
+  /** defaults.worktree_caches: ignored folders that do not keep a worktree. */
+  readonly caches: readonly string[];
+  readonly now?: Date;
 }
 
-/** Why the worktree job's work must stay, or undefined when it is empty or merged elsewhere. */
-async function unmergedWork(record: JobRecord): Promise<string | undefined> {
-  const wt = record.worktree!;
-  const status = await git(wt.path, ['status', '--porcelain']);
-  if (status.ok && status.stdout.trim() !== '') return `its worktree ${wt.path} has uncommitted changes`;
-  if (!(await branchExists(record.cwd, wt.branch))) return undefined;
-  const tip = (await git(record.cwd, ['rev-parse', wt.branch])).stdout.trim();
-  if (tip === wt.base_commit) return undefined;
-  const holders = (await git(record.cwd, ['for-each-ref', '--contains', tip, '--format=%(refname:short)', 'refs/heads'])).stdout.split('\n').filter((b) => b && b !== wt.branch);
-  if (holders.length > 0) return undefined;
-  const count = (await git(record.cwd, ['rev-list', '--count', `${wt.base_commit}..${wt.branch}`])).stdout.trim();
-  return `branch ${wt.branch} has ${count} unmerged commit(s)`;
-}
-
-export async function pruneJobs(store: JobStore, options: { olderThanMs: number; dryRun: boolean; now?: Date }): Promise<PruneAction[]> {
+export async function pruneJobs(store: JobStore, options: PruneOptions): Promise<PruneAction[]> {
   const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
   const actions: PruneAction[] = [];
   for (const record of (await store.list()).records) {
@@ -42,15 +33,26 @@ export async function pruneJobs(store: JobStore, options: { olderThanMs: number;
     const parts = ['record'];
     const wt = record.worktree;
     if (wt?.kept) {
-      const why = await unmergedWork(record);
-      if (why !== undefined) {
-        actions.push({ job_id: record.id, removed: false, what: `kept: ${why} (localagents merge ${record.id} merges it)` });
+      const job = { repo: record.cwd, path: wt.path, branch: wt.branch, baseCommit: wt.base_commit };
+      const held = await heldWork(job, options.caches);
+      const reasons = reasonsToKeep(job, held);
+      if (reasons.length > 0) {
+        const hint = held.changed || held.branchOnly.length > 0 ? ` (localagents merge ${record.id} merges it)` : '';
+        actions.push({ job_id: record.id, removed: false, what: `kept: ${reasons.join('; ')}${hint}` });
         continue;
       }
-      parts.push(`worktree ${wt.path}`, `branch ${wt.branch}`);
-      if (!options.dryRun) {
-        await git(record.cwd, ['worktree', 'remove', '--force', wt.path]);
-        if (await branchExists(record.cwd, wt.branch)) await git(record.cwd, ['branch', '-D', wt.branch]);
+      if (options.dryRun) {
+        if (held.ownership.kind === 'ours') parts.push(`worktree ${wt.path}`);
+        const note = leftAloneNote(job, held);
+        parts.push(`branch ${wt.branch}`, ...(note === undefined ? [] : [note]));
+      } else {
+        const removal = await removeJobWork(job, held);
+        if (removal.failures.length > 0) {
+          // The record stays: it still says where the rest of the work is.
+          actions.push({ job_id: record.id, removed: false, what: `kept: ${[...removal.removed.map((r) => `removed ${r}`), ...removal.failures].join('; ')}` });
+          continue;
+        }
+        parts.push(...removal.removed, ...(removal.leftAlone === undefined ? [] : [removal.leftAlone]));
       }
     }
     if (!options.dryRun) await rm(store.paths(record.id).dir, { recursive: true, force: true });

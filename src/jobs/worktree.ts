@@ -11,6 +11,7 @@ import { DEFAULT_WORKTREE_CACHES } from '../config/schema.js';
 import { BadArgumentError, LocalAgentsError } from '../errors.js';
 import { git } from './git.js';
 import type { WorktreeInfo } from './job-record.js';
+import { heldWork, reasonsToKeep, removeJobWork } from './work-retention.js';
 
 export interface PreparedWorktree {
   readonly repoRoot: string;
@@ -147,72 +148,34 @@ export function runningWorktreeInfo(wt: PreparedWorktree): WorktreeInfo {
   return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: '', commits: 0, commands: reviewCommands(wt), warnings: [...wt.warnings] };
 }
 
-/** Commits reachable from the job's branch, the worktree's HEAD, or anything HEAD pointed at during the job, but not from the base. */
-async function commitsBeyondBase(wt: PreparedWorktree): Promise<{ count: number; offBranch: string[] } | undefined> {
-  // HEAD's reflog holds commits the agent made and then left (checked out the base, reset): not on any branch.
-  const reflog = await git(wt.path, ['log', '-g', '--format=%H', 'HEAD']);
-  const visited = reflog.ok ? [...new Set(reflog.stdout.split('\n').filter(Boolean))].slice(0, 2000) : [];
-  const all = await git(wt.path, ['rev-list', 'HEAD', `refs/heads/${wt.branch}`, ...visited, '--not', wt.baseCommit]);
-  if (!all.ok) return undefined;
-  const offBranch = await git(wt.path, ['rev-list', ...visited, '--not', wt.baseCommit, 'HEAD', `refs/heads/${wt.branch}`]);
-  if (!offBranch.ok) return undefined;
-  const lines = (text: string): string[] => text.split('\n').filter(Boolean);
-  return { count: lines(all.stdout).length, offBranch: lines(offBranch.stdout) };
-}
-
-/** Untracked and ignored paths in the worktree (`git status -z`; a whole folder is one entry ending in /). */
-async function extraFiles(wt: PreparedWorktree): Promise<{ untracked: string[]; ignored: string[] } | undefined> {
-  const status = await git(wt.path, ['status', '--porcelain=v1', '-z', '--ignored', '--untracked-files=normal']);
-  if (!status.ok) return undefined;
-  const entries = status.stdout.split('\0').filter(Boolean);
-  return {
-    untracked: entries.filter((e) => e.startsWith('?? ')).map((e) => e.slice(3)),
-    ignored: entries.filter((e) => e.startsWith('!! ')).map((e) => e.slice(3)),
-  };
-}
-
-/** A path inside a cache: one of its folder names (or its own name) is listed in worktree_caches. */
-const isCache = (path: string, caches: readonly string[]): boolean => path.split('/').some((part) => part !== '' && caches.includes(part));
-
 const MAX_LISTED = 200;
 const capped = (paths: string[]): string[] => (paths.length <= MAX_LISTED ? paths : [...paths.slice(0, MAX_LISTED), `… and ${paths.length - MAX_LISTED} more`]);
 
 /**
- * After the job: keep and describe the worktree if anything changed, else remove it and its branch.
- * Never removes one that holds commits beyond the base (on the branch or only in HEAD's reflog), or
- * files the job made that git ignores, unless they are all build caches (`caches`).
+ * After the job: keep and describe the worktree if it holds anything (work-retention.ts decides, as
+ * it does for prune), else remove it and its branch.
  */
 export async function finishWorktree(wt: PreparedWorktree, caches: readonly string[] = DEFAULT_WORKTREE_CACHES): Promise<WorktreeInfo> {
-  const status = await git(wt.path, ['status', '--porcelain']);
-  const beyond = await commitsBeyondBase(wt);
-  const extra = await extraFiles(wt);
-  const commits = beyond?.count ?? 0;
-  const commands = reviewCommands(wt);
+  const job = { repo: wt.repoRoot, path: wt.path, branch: wt.branch, baseCommit: wt.baseCommit };
+  const held = await heldWork(job, caches);
   const warnings = [...wt.warnings];
-  const files = extra === undefined ? {} : { untracked_files: capped(extra.untracked), ignored_files: capped(extra.ignored) };
-  if (beyond !== undefined && beyond.offBranch.length > 0) {
-    const shas = beyond.offBranch.slice(0, 10).map((c) => c.slice(0, 12)).join(', ');
-    warnings.push(`the job made commits that are on no branch (${shas}); the worktree is kept so they stay in its HEAD reflog — git -C ${wt.path} branch rescued ${beyond.offBranch[0]?.slice(0, 12) ?? ''} keeps them for good`);
+  const files = { untracked_files: capped([...held.untracked]), ignored_files: capped([...held.ignored]) };
+  if (held.reflogOnly.length > 0) {
+    const shas = held.reflogOnly.slice(0, 10).map((c) => c.slice(0, 12)).join(', ');
+    warnings.push(`the job made commits that are on no branch (${shas}); the worktree is kept so they stay in its HEAD reflog — git -C ${wt.path} branch rescued ${held.reflogOnly[0]?.slice(0, 12) ?? ''} keeps them for good`);
   }
-  const uncachedIgnored = extra?.ignored.filter((p) => !isCache(p, caches)) ?? [];
-  if (uncachedIgnored.length > 0) {
-    warnings.push(`the job left files git ignores, kept with the worktree: ${capped(uncachedIgnored).join(', ')} (build caches listed in defaults.worktree_caches do not keep a worktree)`);
+  if (held.stashes.length > 0) warnings.push(`the job stashed work, kept with the worktree and branch (git stash list shows it): ${held.stashes.join('; ')}`);
+  if (held.uncachedIgnored.length > 0) {
+    warnings.push(`the job left files git ignores, kept with the worktree: ${capped([...held.uncachedIgnored]).join(', ')} (build caches listed in defaults.worktree_caches do not keep a worktree)`);
   }
-  // If git cannot tell us, assume there are changes: keeping a clean worktree costs nothing, losing work is unforgivable.
-  const changed = !status.ok || beyond === undefined || extra === undefined || status.stdout.trim() !== '' || commits > 0 || uncachedIgnored.length > 0;
-  if (changed) {
+  if (reasonsToKeep(job, held).length > 0 || held.beyondBase > 0) {
     // Intent-to-add makes new files show in `git diff BASE` without staging their content.
     await git(wt.path, ['add', '--intent-to-add', '--all']);
     const stat = await git(wt.path, ['diff', '--stat', wt.baseCommit]);
-    return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: stat.stdout.trimEnd(), commits, commands, warnings, ...files };
+    return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: true, diffstat: stat.stdout.trimEnd(), commits: held.beyondBase, commands: reviewCommands(wt), warnings, ...files };
   }
-  // Only build caches are left: `--force` removes them with the worktree (git refuses to otherwise).
-  const removed = await git(wt.repoRoot, ['worktree', 'remove', ...(extra.ignored.length > 0 ? ['--force'] : []), wt.path]);
-  if (!removed.ok) warnings.push(`could not remove the unchanged worktree ${wt.path}: ${removed.stderr.trim()}`);
-  else {
-    // -D, not -d: -d compares with the caller's current branch, not the base; commitsBeyondBase already found none.
-    const deleted = await git(wt.repoRoot, ['branch', '-D', wt.branch]);
-    if (!deleted.ok) warnings.push(`could not delete branch ${wt.branch}: ${deleted.stderr.trim()}`);
-  }
-  return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept: false, diffstat: '', commits: 0, commands: {}, warnings, ...files };
+  const removal = await removeJobWork(job, held);
+  warnings.push(...removal.failures, ...(removal.leftAlone === undefined ? [] : [removal.leftAlone]));
+  const kept = !removal.worktreeRemoved;
+  return { path: wt.path, branch: wt.branch, base_commit: wt.baseCommit, kept, diffstat: '', commits: 0, commands: kept ? reviewCommands(wt) : {}, warnings, ...files };
 }

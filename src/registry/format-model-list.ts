@@ -4,6 +4,7 @@
  * only the advice at the ends is worded for its reader.
  */
 import type { QueueEntry } from '../jobs/job-manager.js';
+import { printable } from '../printable.js';
 import type { SlotUse } from '../jobs/placement.js';
 import { PERSON_NEXT_STEPS, type ModelListing } from './model-list.js';
 import type { Audience } from './resolve.js';
@@ -44,9 +45,9 @@ export function formatModelList(listing: ModelListing, audience: Audience = 'mod
   ];
   if (listing.endpoints.length === 0) out.push(NO_ENDPOINTS[audience], '');
   for (const e of listing.endpoints) {
-    out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${e.reason}`);
+    out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${printable(e.reason)}`);
     for (const m of e.models) {
-      out.push(`  ${m.id}  context ${k(m.context)} (${m.contextSource})${m.routerStatus ? `  [${m.routerStatus}]` : ''}`);
+      out.push(`  ${printable(m.id)}  context ${k(m.context)} (${m.contextSource})${m.routerStatus ? `  [${printable(m.routerStatus)}]` : ''}`);
     }
     if (e.state === 'up') {
       const slots = e.slots ? `slots ${e.slots.busy} busy / ${e.slots.free} free of ${e.slots.total}` : 'slots unknown';
@@ -57,7 +58,7 @@ export function formatModelList(listing: ModelListing, audience: Audience = 'mod
       if (e.slot_use) out.push(`  ${describeSlotUse(e.slot_use)}`);
       if (e.queue.length > 0) out.push(`  queue: ${e.queue.map(describeQueueEntry).join(', ')}`);
     }
-    for (const w of [...e.warnings, ...e.models.flatMap((m) => m.warnings)]) out.push(`  warning: ${w}`);
+    for (const w of [...e.warnings, ...e.models.flatMap((m) => m.warnings)]) out.push(`  warning: ${printable(w)}`);
     if (e.notes) out.push(`  notes: ${e.notes}`);
     out.push('');
   }

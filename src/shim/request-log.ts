@@ -4,8 +4,9 @@
  * owner-readable, one open stream per file. Callers pass entries built from
  * bodies, never from headers; a key a backend echoed into one is redacted here.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { privateAppendStream } from '../coord/private-files.js';
 import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export interface Usage {
@@ -56,7 +57,7 @@ export function createRequestLog(requestsPath: string, fullPath: string | undefi
   let summary: WriteStream | undefined;
   let full: WriteStream | undefined;
   const open = (path: string): WriteStream => {
-    const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+    const stream = privateAppendStream(path);
     stream.on('error', onError);
     return stream;
   };

@@ -26,6 +26,9 @@ describe('merge and prune', { timeout: 180_000 }, () => {
   let store: JobStore;
   let opts: CliOptions;
   const cli = (...args: string[]): ReturnType<typeof runCli> => runCli(args, opts);
+  // Jobs the first two tests leave for the prune test (by id: two records made in one second list in either order).
+  let merged: JobRecord | undefined;
+  let conflicted: JobRecord | undefined;
 
   /** A finished worktree job: its branch and worktree made with git, as prepareWorktree does, then `work` done in it. */
   async function worktreeJob(work: (path: string) => void, finishedDaysAgo = 10): Promise<JobRecord> {
@@ -49,6 +52,7 @@ describe('merge and prune', { timeout: 180_000 }, () => {
 
   it('merge commits uncommitted worktree work and merges it into the current branch (job given by prefix)', async () => {
     const job = await worktreeJob((path) => writeFileSync(join(path, 'notes.md'), 'from the agent\n'));
+    merged = job;
     const result = await cli('merge', job.id.slice(16, 22));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`merged local-agent/${job.id} into main`);
@@ -58,6 +62,7 @@ describe('merge and prune', { timeout: 180_000 }, () => {
 
   it('merge refuses on a conflict, changes nothing, and gives the commands to finish by hand', async () => {
     const job = await worktreeJob((path) => writeFileSync(join(path, 'README.md'), '# agent version\n'));
+    conflicted = job;
     writeFileSync(join(dirs.repo, 'README.md'), '# my version\n');
     git(dirs.repo, 'commit', '-qam', 'mine');
     const head = git(dirs.repo, 'rev-parse', 'HEAD');
@@ -71,8 +76,6 @@ describe('merge and prune', { timeout: 180_000 }, () => {
   });
 
   it('prune removes merged and worktree-less jobs, and keeps unmerged commits and uncommitted changes', async () => {
-    const { records } = await store.list();
-    const [merged, conflicted] = records; // from the two tests above: merged, and one commit not merged
     const dirty = await worktreeJob((path) => writeFileSync(join(path, 'draft.txt'), 'half done\n'));
     const plain = await seedJob(store, makeRecord({ created: new Date(Date.now() - 20 * DAY) }));
     const recent = await worktreeJob(() => undefined, 0);

@@ -10,6 +10,10 @@ import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { jobIdIn, runCli, type CliOptions } from './cli-process.js';
 
+/** Any character a terminal acts on rather than shows (newline aside). */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
 describe('localagents run, then show / log / diff / jobs / cancel', { timeout: 120_000 }, () => {
   let dirs: E2EDirs;
   let sim: Simulator;
@@ -121,5 +125,17 @@ describe('localagents run, then show / log / diff / jobs / cancel', { timeout: 1
     expect(cancel.code).toBe(0);
     expect(cancel.stderr).toBe(`job ${worktreeJob} had already ended: succeeded\n`);
     expect(cancel.stdout).toContain(`job ${worktreeJob}: succeeded after`);
+  });
+
+  it("a model's control characters reach the terminal escaped: run --follow on a pipe and show (issue 24)", async () => {
+    sim.setScript(() => ({ text: 'Done.\u001b]0;owned\u0007\u001b[2J\u202eevil\rstatus: succeeded' }));
+    const run = await cli('run', '--follow', 'Say done.');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).not.toMatch(TERMINAL_CONTROL);
+    expect(run.stdout).toContain('Done.\\x1b]0;owned\\x07\\x1b[2J\\u202eevil\\rstatus: succeeded');
+    const show = await cli('show', jobIdIn(run.stdout));
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).not.toMatch(TERMINAL_CONTROL);
+    expect(show.stdout).toContain('\\x1b]0;owned\\x07');
   });
 });

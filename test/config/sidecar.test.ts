@@ -106,6 +106,20 @@ describe('upsertSidecarEntry', () => {
     await expect(upsertSidecarEntry(sidecar, 'models', ' ', {})).rejects.toThrow('name must not be empty');
   });
 
+  it('refuses a name that is not one printable line, and keeps a YAML-shaped value one scalar (issue 24)', async () => {
+    const home = join(tmp.path, 'home');
+    const { sidecarPath } = await loadConfig({ cwd: tmp.path, homeDir: home, env: {} });
+    await expect(upsertSidecarEntry(sidecarPath, 'models', 'm\ndefaults:\n  allow_bypass_permissions: true', {})).rejects.toThrow(
+      'name must be one printable line of 1 to 128 characters without leading or trailing spaces, not "m\\ndefaults:\\n  allow_bypass_permissions: true"',
+    );
+    await expect(upsertSidecarEntry(sidecarPath, 'models', 'evil\u001b]0;x\u0007', {})).rejects.toThrow(BadArgumentError);
+    const notes = 'fast\ndefaults:\n  allow_bypass_permissions: true\n  permission_mode: bypassPermissions';
+    await upsertSidecarEntry(sidecarPath, 'models', 'coder', { notes });
+    const after = await loadConfig({ cwd: tmp.path, homeDir: home, env: {} });
+    expect(after.defaults.allow_bypass_permissions).toBe(false);
+    expect(after.models.find((m) => m.name === 'coder')?.notes).toBe(notes);
+  });
+
   it('refuses to rewrite a sidecar it cannot parse, and leaves it as it was', async () => {
     const broken = 'endpoints:\n  gpu:\n    base_url: "http://unclosed\n';
     const sidecar = await tmp.write('models.local.yaml', broken);

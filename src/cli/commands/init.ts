@@ -3,9 +3,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { detectServers, USUAL_PORTS } from '../../backends/detect.js';
-import { initFileText, writeNewConfig } from '../../config/init-file.js';
+import { initFile, MAX_MODEL_ID_CHARS, writeNewConfig } from '../../config/init-file.js';
 import { CONFIG_ENV_VAR, CONFIG_FILE_NAME, userConfigDir } from '../../config/locate.js';
 import { BadArgumentError } from '../../errors.js';
+import { printable } from '../../printable.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { print, printJson } from '../output.js';
 
@@ -40,14 +41,21 @@ Examples:
       });
       const ports = [...new Set([...USUAL_PORTS.map((p) => p.port), ...extra])];
       const found = await detectServers('127.0.0.1', ports);
-      await writeNewConfig(path, initFileText(found));
+      const file = initFile(found, ports.map((port) => `http://127.0.0.1:${port}`));
+      await writeNewConfig(path, file);
       if (opts.json) {
-        printJson({ path, found });
+        printJson({ path, found, refused_model_ids: file.refusedIds });
         return;
       }
       const lines = [`looked on 127.0.0.1 at ports ${ports.join(', ')}:`];
       if (found.length === 0) lines.push('  no model server answered');
-      for (const server of found) lines.push(`  found ${server.backend} at ${server.baseUrl}${server.models.length ? `, serving ${server.models.join(', ')}` : ''}`);
+      for (const server of found) {
+        const ids = server.models.filter((id) => !file.refusedIds.some((r) => r.baseUrl === server.baseUrl && r.id === id));
+        lines.push(`  found ${server.backend} at ${server.baseUrl}${ids.length ? `, serving ${ids.join(', ')}` : ''}`);
+      }
+      for (const r of file.refusedIds) {
+        lines.push(`  warning: ${r.baseUrl} sent a model id that is not one printable line of at most ${MAX_MODEL_ID_CHARS} characters; not written: "${printable(r.id.slice(0, 120))}"${r.id.length > 120 ? '…' : ''}`);
+      }
       lines.push(`wrote ${path}${found.length ? '' : ' (with commented examples: uncomment one once a server runs)'}`);
       lines.push('Next: localagents doctor checks it; localagents models shows what each server serves.');
       print(lines.join('\n'));

@@ -11,11 +11,12 @@ import { withApp } from '../with-app.js';
 export function registerMergePrune(program: Command, ctx: CliContext): void {
   program
     .command('merge')
-    .description("merge a worktree job's branch into your current branch (its uncommitted work is committed first); refuses on conflicts")
+    .description("merge a worktree job's branch into your branch in the main checkout (its uncommitted work is committed first); refuses on conflicts")
     .argument('<job>', 'job id, a unique prefix of it or of its last part, or last')
     .option('--json', 'machine-readable output')
     .addHelpText('after', `
-Run it inside the repository the job worked on. On a conflict nothing is changed,
+Run it in the main checkout of the repository the job worked on, on your branch,
+with no uncommitted changes (anywhere else it refuses). On a conflict nothing is changed,
 and the error gives the git commands to finish the merge by hand.
 
 Examples:
@@ -26,6 +27,7 @@ Examples:
         const record = await loadJob(app, id);
         const outcome = await mergeJob(record, ctx.cwd);
         if (opts.json) return printJson({ job_id: record.id, ...outcome });
+        if (!outcome.merged) return print(`${outcome.branch} is already in ${outcome.into}; nothing to merge (${outcome.into} stays at ${outcome.head.slice(0, 12)}).`);
         print(
           `${outcome.committed ? `committed the worktree's uncommitted work (${outcome.committed.slice(0, 12)}); ` : ''}merged ${outcome.branch} into ${outcome.into} in ${outcome.repo} (now ${outcome.head.slice(0, 12)}).\n` +
             `Tidy up later with localagents prune (it removes merged job branches and worktrees).`,
@@ -47,7 +49,8 @@ Examples:
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const olderThanMs = parseAge(opts.olderThan);
         if (olderThanMs === undefined) throw new BadArgumentError('--older-than', `--older-than takes a number and a unit (s, m, h, d, w), like 7d, not "${opts.olderThan}"`);
-        const actions = await pruneJobs(app.store, { olderThanMs, dryRun: opts.dryRun === true });
+        const caches = (await app.loadConfig()).defaults.worktree_caches;
+        const actions = await pruneJobs(app.store, { olderThanMs, dryRun: opts.dryRun === true, caches });
         if (opts.json) return printJson(actions);
         const verb = opts.dryRun ? 'would remove' : 'removed';
         const lines = actions.map((a) => (a.removed ? `${verb} job ${a.job_id}: ${a.what}` : `job ${a.job_id} ${a.what}`));

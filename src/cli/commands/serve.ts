@@ -4,9 +4,10 @@
  * dashboard. A signal or the client going away closes the app, so running jobs
  * are recorded `interrupted` (resumable) instead of being left `running`.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { App } from '../../app.js';
+import { privateDir, writePrivateFile } from '../../coord/private-files.js';
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
 import { refuseInsideJob } from '../../jobs/nested-job.js';
@@ -41,11 +42,11 @@ function untilSignal(): Promise<void> {
   });
 }
 
-/** A secret for the owner only: the state directory is 0700, the file 0600. */
+/** A secret for the owner only: the state directory is 0700, the file 0600, whatever was there. */
 async function writeSecretFile(app: App, name: string, text: string): Promise<string> {
-  await mkdir(app.stateDir, { recursive: true, mode: 0o700 });
+  await privateDir(app.stateDir);
   const path = join(app.stateDir, name);
-  await writeFile(path, `${text}\n`, { mode: 0o600 });
+  await writePrivateFile(path, `${text}\n`);
   return path;
 }
 

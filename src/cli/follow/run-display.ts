@@ -4,6 +4,7 @@
  * start line (--no-follow, --json). All write through the Terminal.
  */
 import type { JobStatus } from '../../jobs/job-record.js';
+import { printableLines } from '../../printable.js';
 import { createInFlightNotes } from './in-flight-notes.js';
 import type { Terminal } from '../output.js';
 import type { JobSnapshot } from './job-watch.js';
@@ -31,7 +32,7 @@ export function ttyDisplay(term: Terminal, now: () => Date = () => new Date()): 
       }
       last = snapshot;
       // Transcript lines are clipped to one row each (the full text is in transcript.txt); our own notes are not.
-      const lines = snapshot.lines.map((l) => fitLine(l, term.columns()));
+      const lines = snapshot.lines.map((l) => fitLine(printableLines(l), term.columns()));
       area.draw(lines, statusLines(snapshot.record, snapshot.totals, now(), frame++));
     },
     note(text) {
@@ -53,7 +54,7 @@ export function plainDisplay(term: Terminal): RunDisplay {
   const notes = createInFlightNotes();
   return {
     update({ record, lines }) {
-      for (const line of lines) term.write(`${line}\n`);
+      for (const line of lines) term.write(`${printableLines(line)}\n`);
       for (const line of notes.lines(record)) term.write(`${line}\n`);
       if (record.status !== status || record.queue?.position !== position) {
         status = record.status;
