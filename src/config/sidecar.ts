@@ -6,7 +6,7 @@
  * crash leaves either the old file or the new one. Comments and other entries
  * are kept (yaml Document API).
  */
-import { chmod, lstat, mkdir, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readlink, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isMap, type Document } from 'yaml';
 import type { z } from 'zod';
@@ -17,6 +17,8 @@ import { configErrorFromIssues } from './format-issues.js';
 import { isErrno } from './locate.js';
 import { endpointSchema, modelSchema, type EndpointConfig, type ModelEntry } from './schema.js';
 import { schemaIssues, validateConfigText } from './validate-file.js';
+import { readRegularFile } from '../coord/regular-file.js';
+import { pathError } from '../path-errors.js';
 
 export type SidecarSection = 'endpoints' | 'models';
 export type EndpointInput = z.input<typeof endpointSchema>;
@@ -101,9 +103,9 @@ function validateEntry(
 async function readSidecarDocument(sidecarPath: string): Promise<Document> {
   let text = '';
   try {
-    text = await readFile(sidecarPath, 'utf8');
+    text = (await readRegularFile(sidecarPath, { follow: true })).toString('utf8');
   } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
+    if (!isErrno(err, 'ENOENT')) throw pathError(err) ?? err;
   }
   const validated = validateConfigText(sidecarPath, text);
   if (validated.issues.length > 0) {

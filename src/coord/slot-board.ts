@@ -10,12 +10,13 @@
  * crashed process frees its leases the moment anyone looks.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { withFileLock } from '../config/file-lock.js';
 import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
 import { isAlive, sameProcess, selfIdentity, type ProcessIdentity } from './process-identity.js';
+import { openRegularFile } from './regular-file.js';
 
 const identitySchema = z.object({ pid: z.number().int().positive(), start: z.string().optional() });
 
@@ -194,7 +195,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
   const readData = async (): Promise<BoardData> => {
     let text: string;
     try {
-      const handle = await open(file, 'r');
+      const handle = await openRegularFile(file);
       try {
         const buffer = Buffer.alloc(MAX_BOARD_BYTES + 1);
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
