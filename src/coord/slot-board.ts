@@ -17,6 +17,7 @@ import { withFileLock } from '../config/file-lock.js';
 import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
 import { isAlive, sameProcess, selfIdentity, type ProcessIdentity } from './process-identity.js';
 import { openRegularFile } from './regular-file.js';
+import { pathError } from '../path-errors.js';
 
 const identitySchema = z.object({ pid: z.number().int().positive(), start: z.string().optional() });
 
@@ -253,7 +254,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
     } catch (err) {
       const code = unwritableCode(err);
       if (code === undefined) throw err;
-      options.onLocalFallback?.(`cannot write ${file} (${code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
+      options.onLocalFallback?.(`cannot write ${file} (${pathError(err)?.message ?? code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
       return changeLocal(fn);
     }
   };
