@@ -175,8 +175,17 @@ export interface SlotBoardOptions {
   readonly onLocalFallback?: (reason: string) => void;
 }
 
-/** Errors that mean the state directory cannot be written at all (as opposed to a busy lock). */
-const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EACCES', 'EPERM', 'EDQUOT']);
+/**
+ * Errors that mean the state directory cannot hold the board at all (as opposed to a busy
+ * lock): unwritable, or in the wrong shape (a file where coord/ belongs, a folder for slots.json).
+ */
+const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EACCES', 'EPERM', 'EDQUOT', 'EEXIST', 'EISDIR', 'ELOOP', 'EFTYPE']);
+
+/** The errno error under the lock's wrapping, for its words. */
+function unwrapped(err: unknown): unknown {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) if (typeof (e as NodeJS.ErrnoException).path === 'string') return e;
+  return err;
+}
 
 function unwritableCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
@@ -254,7 +263,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
     } catch (err) {
       const code = unwritableCode(err);
       if (code === undefined) throw err;
-      options.onLocalFallback?.(`cannot write ${file} (${pathError(err)?.message ?? code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
+      options.onLocalFallback?.(`cannot write ${file} (${pathError(unwrapped(err))?.message ?? code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
       return changeLocal(fn);
     }
   };
