@@ -51,16 +51,17 @@ async function sweepStale(dir: string, names: readonly string[]): Promise<void> 
 export async function takeCancelRequests(stateDir: string, owned: ReadonlySet<string>): Promise<string[]> {
   const dir = cancelInbox(stateDir);
   let names: string[];
+  let linked: boolean;
   try {
-    // Never through a link: an inbox that is a symbolic link is not ours to clean.
-    if (!(await lstat(dir)).isDirectory()) return [];
+    linked = (await lstat(dir)).isSymbolicLink();
     names = await readdir(dir);
   } catch {
     return [];
   }
   const mine = names.filter((n) => owned.has(n));
   await Promise.all(mine.map((id) => withdrawCancel(stateDir, id)));
-  await sweepStale(dir, names.filter((n) => !owned.has(n)));
+  // Never through a link: what an inbox that is a symbolic link points at is not ours to clean.
+  if (!linked) await sweepStale(dir, names.filter((n) => !owned.has(n)));
   return mine;
 }
 
