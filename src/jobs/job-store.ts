@@ -197,7 +197,8 @@ export function createJobStore(stateDir: string): JobStore {
       try {
         names = await readdir(root);
       } catch (err) {
-        if (isErrno(err, 'ENOENT')) return []; // no job yet
+        // No job yet, or a state directory that cannot hold jobs: those run unrecorded, and their records say why.
+        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
         throw pathError(err) ?? err;
       }
       return names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();

@@ -110,8 +110,6 @@ describe('a state directory in the wrong shape gets words, never internals', { t
   const jobLog = (w: World): [string, Record<string, unknown>] => ['job_log', { job_id: w.done }];
   const cancel = (w: World): string[] => ['cancel', w.running];
   const cancelJob = (w: World): [string, Record<string, unknown>] => ['cancel_job', { job_id: w.running }];
-  const listAll = (): string[] => ['jobs', '--all'];
-  const listJobs = (): [string, Record<string, unknown>] => ['list_jobs', { include_finished: true }];
 
   const cases: Case[] = [
     { name: 'job.json garbage', breakIt: (w) => file(join(jobDir(w), 'job.json'), '{"id": '), cli: show, mcp: status, says: (w) => `job record ${join(jobDir(w), 'job.json')} is damaged` },
@@ -120,9 +118,9 @@ describe('a state directory in the wrong shape gets words, never internals', { t
     { name: 'job.json a FIFO', breakIt: (w) => fifo(join(jobDir(w), 'job.json')), cli: show, mcp: status, says: (w) => `${join(jobDir(w), 'job.json')} is a FIFO (named pipe), but localagents expects a regular file there` },
     { name: 'job.json a symbolic link', breakIt: (w) => link(join(jobDir(w), 'job.json'), '/etc/hostname'), cli: show, mcp: status, says: (w) => `${join(jobDir(w), 'job.json')} is a symbolic link to /etc/hostname, but localagents expects a regular file there` },
     { name: 'job folder a regular file', breakIt: (w) => file(jobDir(w)), cli: show, mcp: status, says: (w) => `${jobDir(w)} is a regular file, but localagents expects a folder there` },
-    { name: 'jobs/ a regular file', breakIt: (w) => file(jobs(w)), cli: listAll, mcp: listJobs, says: (w) => `${jobs(w)} is a regular file, but localagents expects a folder there` },
-    { name: 'jobs/ a symbolic link to a file', breakIt: (w) => link(jobs(w), '/etc/hostname'), cli: listAll, mcp: listJobs, says: (w) => `${jobs(w)} is a symbolic link to /etc/hostname, but localagents expects a folder there` },
-    { name: 'state directory a regular file', breakIt: (w) => file(w.dirs.state), cli: listAll, mcp: listJobs, says: (w) => `${w.dirs.state} is a regular file, but localagents expects a folder there` },
+    { name: 'jobs/ a regular file', breakIt: (w) => file(jobs(w)), cli: show, mcp: status, says: (w) => `${jobs(w)} is a regular file, but localagents expects a folder there` },
+    { name: 'jobs/ a symbolic link to a file', breakIt: (w) => link(jobs(w), '/etc/hostname'), cli: show, mcp: status, says: (w) => `${jobs(w)} is a symbolic link to /etc/hostname, but localagents expects a folder there` },
+    { name: 'state directory a regular file', breakIt: (w) => file(w.dirs.state), cli: show, mcp: status, says: (w) => `${w.dirs.state} is a regular file, but localagents expects a folder there` },
     { name: 'transcript a folder', breakIt: (w) => folder(join(jobDir(w), 'transcript.txt')), cli: log, mcp: jobLog, says: (w) => `${join(jobDir(w), 'transcript.txt')} is a folder, but localagents expects a regular file there` },
     { name: 'transcript a FIFO', breakIt: (w) => fifo(join(jobDir(w), 'transcript.txt')), cli: log, mcp: jobLog, says: (w) => `${join(jobDir(w), 'transcript.txt')} is a FIFO (named pipe)` },
     { name: 'transcript a symbolic link', breakIt: (w) => link(join(jobDir(w), 'transcript.txt'), '/etc/passwd'), cli: log, mcp: jobLog, says: (w) => `${join(jobDir(w), 'transcript.txt')} is a symbolic link to /etc/passwd` },
