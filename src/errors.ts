@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'backend_error'
   | 'worktree_failed'
   | 'state_unwritable'
+  /** A file or folder localagents keeps is in a shape it cannot use (a file where a folder belongs, garbage JSON, a FIFO). */
+  | 'bad_state'
   | 'nested_job'
   | 'internal';
 

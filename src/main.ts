@@ -8,6 +8,7 @@ import { buildProgram, type CliContext } from './cli/program.js';
 import { printError } from './cli/output.js';
 import { isLocalAgentsError } from './errors.js';
 import { createLogger } from './log.js';
+import { pathError } from './path-errors.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
@@ -20,8 +21,9 @@ async function main(): Promise<number> {
   try {
     await program.parseAsync(process.argv);
     return ctx.exitCode;
-  } catch (err) {
+  } catch (thrown) {
     const debug = process.env.LOCALAGENTS_LOG === 'debug';
+    const err = isLocalAgentsError(thrown) ? thrown : (pathError(thrown) ?? thrown);
     if (isLocalAgentsError(err)) {
       printError(err.forPerson.message, err.forPerson.hint);
       if (debug && err.stack) process.stderr.write(`${err.stack}\n`);

@@ -10,6 +10,7 @@ import { looseMode } from '../coord/private-files.js';
 import { printable } from '../printable.js';
 import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
+import { configuredClaudeProblem, readinessChecks, stateDirCheck } from './doctor-readiness.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
 export type Check = Stage;
@@ -60,11 +61,16 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
         fixes: [...new Set(fixes)],
       });
     }
+    checks.push(...(await readinessChecks(app, config, listing)));
   }
+  checks.push(await stateDirCheck(app.stateDir));
 
   const claude = findClaudeCode({ configured: config?.defaults.claude_code_path, env });
+  const claudeProblem = claude?.source === 'models.yaml' ? configuredClaudeProblem(claude.path) : undefined;
   if (claude === undefined) {
     checks.push({ name: 'claude code', ok: false, detail: NO_CLAUDE_CODE, fixes: ['npm ci in the localagents checkout (installs the Agent SDK and its Claude Code), or set defaults.claude_code_path in models.yaml'] });
+  } else if (claudeProblem !== undefined) {
+    checks.push({ name: 'claude code', ok: false, detail: claudeProblem, fixes: ['fix defaults.claude_code_path in models.yaml, or remove it to use the Claude Code bundled with the Agent SDK'] });
   } else {
     const where = `${claude.path} (${SOURCE_WORDS[claude.source]})`;
     try {

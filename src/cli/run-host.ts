@@ -5,9 +5,10 @@
  * would instead stop every job it runs. One file per job under
  * <state>/run-hosts/, removed when the run ends.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkJobId } from '../jobs/job-id.js';
+import { readRegularFile } from '../coord/regular-file.js';
 
 function markerPath(stateDir: string, id: string): string {
   return join(stateDir, 'run-hosts', `${checkJobId(id)}.pid`);
@@ -28,7 +29,7 @@ export async function markRunHost(stateDir: string, id: string, pid: number): Pr
 /** The pid of the `localagents run` process that hosts the job, if one said so. */
 export async function runHostPid(stateDir: string, id: string): Promise<number | undefined> {
   try {
-    const pid = Number((await readFile(markerPath(stateDir, id), 'utf8')).trim());
+    const pid = Number((await readRegularFile(markerPath(stateDir, id))).toString('utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

@@ -8,12 +8,13 @@
  * away from now, in either direction (a clock that jumped leaves future mtimes).
  * Owns locking only; what runs under it is the caller's.
  */
-import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { formatIdentity, isAlive, parseIdentity, sameProcess, selfIdentity } from '../coord/process-identity.js';
 import { LocalAgentsError } from '../errors.js';
 import { isErrno } from './locate.js';
+import { readRegularFile } from '../coord/regular-file.js';
 
 export interface FileLockOptions {
   /** Give up after this long (default 30 s). */
@@ -76,7 +77,7 @@ async function abandonment(lockPath: string, staleMs: number): Promise<{ readonl
   let seen;
   try {
     seen = await stat(lockPath);
-    text = await readFile(lockPath, 'utf8');
+    text = (await readRegularFile(lockPath)).toString('utf8');
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return undefined; // released meanwhile; the next try takes it
     throw err;
@@ -116,7 +117,7 @@ async function breakIfAbandoned(lockPath: string, staleMs: number): Promise<bool
 
 /** Who holds the lock, for the timeout message. */
 async function holderOf(lockPath: string): Promise<string> {
-  const text = await readFile(lockPath, 'utf8').catch(() => '');
+  const text = await readRegularFile(lockPath).then((b) => b.toString('utf8'), () => '');
   const owner = parseIdentity(text);
   if (owner === undefined) return 'a process that did not sign the lock file';
   return sameProcess(owner, selfIdentity) ? 'this process' : `process ${owner.pid}, which is still running`;

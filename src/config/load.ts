@@ -5,7 +5,6 @@
  * Reads the files on every call, so edits take effect without a restart.
  * Never writes anything.
  */
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { closestMatch } from './describe-schema.js';
 import { configErrorFromIssues, formatKeyPath, type ConfigIssue, type KeyPath } from './format-issues.js';
@@ -14,6 +13,9 @@ import { defaultsSchema, type Config, type Endpoint, type EndpointConfig, type M
 import { validateConfigText, type ValidatedFile } from './validate-file.js';
 import { ConfigError } from '../errors.js';
 import { learnSecret } from '../secrets/redact.js';
+import { readRegularFile } from '../coord/regular-file.js';
+import { errorMessage } from '../errors.js';
+import { pathError } from '../path-errors.js';
 
 export interface LoadConfigOptions {
   /** `--config PATH`. */
@@ -112,10 +114,11 @@ function unknownEndpointMessage(wanted: string, known: readonly string[]): strin
 async function readConfigText(path: string, display: string, required: boolean): Promise<string | undefined> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path, { follow: true });
   } catch (err) {
     if (!required && isErrno(err, 'ENOENT')) return undefined;
-    throw new ConfigError(display, `cannot read ${display}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    const worded = pathError(err);
+    throw new ConfigError(display, worded?.message ?? `cannot read ${display}: ${errorMessage(err)}`, { hint: worded?.hint, cause: err });
   }
   return decodeUtf8(bytes, display);
 }

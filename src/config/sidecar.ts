@@ -6,7 +6,7 @@
  * crash leaves either the old file or the new one. Comments and other entries
  * are kept (yaml Document API).
  */
-import { lstat, mkdir, readFile, readlink, stat } from 'node:fs/promises';
+import { lstat, mkdir, readlink, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, parse, type Document } from 'yaml';
@@ -20,6 +20,8 @@ import { configErrorFromIssues } from './format-issues.js';
 import { isErrno } from './locate.js';
 import { endpointSchema, modelSchema, type EndpointConfig, type ModelEntry } from './schema.js';
 import { schemaIssues, validateConfigText } from './validate-file.js';
+import { readRegularFile } from '../coord/regular-file.js';
+import { pathError } from '../path-errors.js';
 
 export type SidecarSection = 'endpoints' | 'models';
 export type EndpointInput = z.input<typeof endpointSchema>;
@@ -112,9 +114,9 @@ function validateEntry(
 async function readSidecarDocument(sidecarPath: string): Promise<Document> {
   let text = '';
   try {
-    text = await readFile(sidecarPath, 'utf8');
+    text = (await readRegularFile(sidecarPath, { follow: true })).toString('utf8');
   } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
+    if (!isErrno(err, 'ENOENT')) throw pathError(err) ?? err;
   }
   const validated = validateConfigText(sidecarPath, text);
   if (validated.issues.length > 0) {

@@ -4,9 +4,9 @@
  * lease), so a request is a file named after the job in the state directory's
  * cancel inbox, and the owner looks there while it has jobs.
  */
-import { mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkJobId } from '../jobs/job-id.js';
+import { checkJobId, isJobId } from '../jobs/job-id.js';
 import { formatIdentity, selfIdentity } from './process-identity.js';
 
 /** How often an owner with jobs looks at its inbox; cancel_job promises the owner reacts within 2 s. */
@@ -28,16 +28,40 @@ export async function withdrawCancel(stateDir: string, jobId: string): Promise<v
   await unlink(join(cancelInbox(stateDir), checkJobId(jobId))).catch(() => undefined);
 }
 
-/** The requests for jobs in `owned`, each taken out of the inbox as it is returned. */
+/** Owners look every 250 ms and askers withdraw after waiting, so a request this old has nobody to answer it. */
+export const STALE_REQUEST_MS = 5 * 60_000;
+
+/**
+ * Removes requests nobody will answer (their job's owner is gone, or they were
+ * forged): only plain files named like a job id, by lstat, so a symbolic
+ * link, a folder or anything else someone put in the inbox is left alone.
+ */
+async function sweepStale(dir: string, names: readonly string[]): Promise<void> {
+  const now = Date.now();
+  await Promise.all(
+    names.filter(isJobId).map(async (name) => {
+      const path = join(dir, name);
+      const stats = await lstat(path).catch(() => undefined);
+      if (stats?.isFile() === true && now - stats.mtimeMs > STALE_REQUEST_MS) await unlink(path).catch(() => undefined);
+    }),
+  );
+}
+
+/** The requests for jobs in `owned`, each taken out of the inbox as it is returned; stale ones of other jobs are swept. */
 export async function takeCancelRequests(stateDir: string, owned: ReadonlySet<string>): Promise<string[]> {
+  const dir = cancelInbox(stateDir);
   let names: string[];
+  let linked: boolean;
   try {
-    names = await readdir(cancelInbox(stateDir));
+    linked = (await lstat(dir)).isSymbolicLink();
+    names = await readdir(dir);
   } catch {
     return [];
   }
   const mine = names.filter((n) => owned.has(n));
   await Promise.all(mine.map((id) => withdrawCancel(stateDir, id)));
+  // Never through a link: what an inbox that is a symbolic link points at is not ours to clean.
+  if (!linked) await sweepStale(dir, names.filter((n) => !owned.has(n)));
   return mine;
 }
 

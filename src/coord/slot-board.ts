@@ -10,12 +10,14 @@
  * crashed process frees its leases the moment anyone looks.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { withFileLock } from '../config/file-lock.js';
 import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
 import { isAlive, sameProcess, selfIdentity, type ProcessIdentity } from './process-identity.js';
+import { openRegularFile } from './regular-file.js';
+import { pathError } from '../path-errors.js';
 
 const identitySchema = z.object({ pid: z.number().int().positive(), start: z.string().optional() });
 
@@ -173,8 +175,17 @@ export interface SlotBoardOptions {
   readonly onLocalFallback?: (reason: string) => void;
 }
 
-/** Errors that mean the state directory cannot be written at all (as opposed to a busy lock). */
-const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EACCES', 'EPERM', 'EDQUOT']);
+/**
+ * Errors that mean the state directory cannot hold the board at all (as opposed to a busy
+ * lock): unwritable, or in the wrong shape (a file where coord/ belongs, a folder for slots.json).
+ */
+const UNWRITABLE = new Set(['ENOENT', 'ENOTDIR', 'EROFS', 'ENOSPC', 'EACCES', 'EPERM', 'EDQUOT', 'EEXIST', 'EISDIR', 'ELOOP', 'EFTYPE']);
+
+/** The errno error under the lock's wrapping, for its words. */
+function unwrapped(err: unknown): unknown {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) if (typeof (e as NodeJS.ErrnoException).path === 'string') return e;
+  return err;
+}
 
 function unwritableCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
@@ -194,7 +205,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
   const readData = async (): Promise<BoardData> => {
     let text: string;
     try {
-      const handle = await open(file, 'r');
+      const handle = await openRegularFile(file);
       try {
         const buffer = Buffer.alloc(MAX_BOARD_BYTES + 1);
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
@@ -252,7 +263,7 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
     } catch (err) {
       const code = unwritableCode(err);
       if (code === undefined) throw err;
-      options.onLocalFallback?.(`cannot write ${file} (${code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
+      options.onLocalFallback?.(`cannot write ${file} (${pathError(unwrapped(err))?.message ?? code}); slots are shared with other localagents processes again once this server restarts on a writable state directory`);
       return changeLocal(fn);
     }
   };

@@ -5,10 +5,10 @@
  * generated. Only generation requests (POST /v1/messages) are points; the
  * shim's count_tokens calls are not.
  */
-import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { inFlightSummary } from '../jobs/in-flight-line.js';
 import type { InFlightRequest } from '../jobs/job-record.js';
+import { openRegularFile } from '../coord/regular-file.js';
 
 export interface RequestPoint {
   /** 1-based number of the generation request within the job. */
@@ -67,7 +67,7 @@ const entrySchema = z.looseObject({
 async function readTail(path: string): Promise<{ text: string; truncated: boolean }> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    handle = await openRegularFile(path);
   } catch (err) {
     // No file yet: the job has not sent a request.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', truncated: false };

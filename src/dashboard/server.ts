@@ -7,7 +7,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
-import { BadArgumentError, errorMessage, isLocalAgentsError } from '../errors.js';
+import { BadArgumentError, errorMessage, isLocalAgentsError, type ErrorCode } from '../errors.js';
+import { pathError } from '../path-errors.js';
 import type { Logger } from '../log.js';
 import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
@@ -18,7 +19,9 @@ import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
 import { createFrontDoor } from '../net/front-door.js';
+import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken } from '../net/request-url.js';
 import { newToken } from '../net/token.js';
+import { checkJobId } from '../jobs/job-id.js';
 
 export interface DashboardOptions {
   /** 0 or absent: any free port. */
@@ -35,7 +38,11 @@ export interface DashboardHandle {
   close(): Promise<void>;
 }
 
-const JOB_PATH = /^\/api\/jobs\/([^/]+)(\/requests)?$/;
+/** A refused request is the caller's to fix (4xx); anything else is this machine's (5xx), in words. */
+const STATUS: Partial<Record<ErrorCode, number>> = { bad_argument: 400, unknown_job: 404, model_unavailable: 503, backend_error: 502 };
+
+/** What a person is told exists when a path does not. */
+const ROUTES = '/, /api/jobs, /api/jobs/<job id>, /api/jobs/<job id>/requests, /api/endpoints and /api/events';
 
 export async function startDashboard(app: App, opts: DashboardOptions): Promise<DashboardHandle> {
   const token = newToken();
@@ -45,38 +52,51 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
   const feed = createLiveFeed({ rows, endpoints: () => listing.get(), log: opts.log });
   let port = 0;
 
-  const door = createFrontDoor({ bindHost: '127.0.0.1' }, () => port, token, () => 'Open the exact URL that `localagents dashboard` printed.');
+  // What to do, after what was wrong: every refusal a person reads ends with this.
+  const retry = 'Open the exact URL that `localagents dashboard` printed.';
+  const door = createFrontDoor({ bindHost: '127.0.0.1' }, () => port, token, () => retry);
+  const refuse = (res: ServerResponse, target: string | undefined, status: number, error: string, message: string): void => {
+    // The page's fetches read JSON; a person's browser tab reads text.
+    if (target?.startsWith('/api/')) sendJson(res, status, { error, message });
+    else sendText(res, status, `${message}\n`);
+  };
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const refused = door.checkAddress(req);
     if (refused) return sendText(res, refused.status, `${refused.message}\n`);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'method not allowed\n');
-    if (url.pathname.startsWith('/static/')) {
-      const asset = await assets.get(url.pathname.slice('/static/'.length));
-      return asset ? sendBody(res, asset.type, asset.body, req.method === 'HEAD') : sendText(res, 404, 'not found\n');
+    const target = parseRequestTarget(req.url);
+    if (isRefusal(target)) return refuse(res, req.url, target.status, 'bad_request', `${target.message}. ${retry}`);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return refuse(res, target.path, 405, 'method_not_allowed', `method not allowed: the dashboard answers GET and HEAD only, not ${String(req.method)}. ${retry}`);
     }
-    if (url.pathname === '/favicon.ico') return void res.writeHead(204).end();
+    const [first, second, third, fourth, ...rest] = target.segments;
+    if (first === 'static') {
+      const asset = second !== undefined && third === undefined ? await assets.get(second) : undefined;
+      return asset ? sendBody(res, asset.type, asset.body, req.method === 'HEAD') : sendText(res, 404, `not found: no static file ${target.path}\n`);
+    }
+    if (target.path === '/favicon.ico') return void res.writeHead(204).end();
+    const token = presentedToken(req, target, true);
+    if (isRefusal(token)) return refuse(res, target.path, token.status, 'bad_request', `${token.message}. ${retry}`);
     // 403, not 401: the token is part of the page's URL, not an HTTP authentication scheme.
-    const noToken = door.checkToken(url.searchParams.get('token'));
-    if (noToken) return sendText(res, 403, `${noToken.message}\n`);
-    if (url.pathname === '/') {
+    const noToken = door.checkToken(token);
+    if (noToken) return refuse(res, target.path, 403, 'forbidden', noToken.message);
+    if (target.path === '/') {
       const page = await assets.get('index.html');
       if (!page) return sendText(res, 500, 'page missing\n');
       return sendBody(res, page.type, pageWithFirstPaint(page.body, await firstPaint(rows, () => app.loadConfig(), opts.log)), req.method === 'HEAD');
     }
-    if (url.pathname === '/api/events') return feed.attach(res);
-    if (url.pathname === '/api/jobs') return sendJson(res, 200, { jobs: await rows() });
-    if (url.pathname === '/api/endpoints') return sendJson(res, 200, await listing.get());
-    const job = JOB_PATH.exec(url.pathname);
-    if (job?.[1] !== undefined) {
-      const id = decodeURIComponent(job[1]);
-      if (job[2] === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));
+    if (target.path === '/api/events') return feed.attach(res);
+    if (target.path === '/api/jobs') return sendJson(res, 200, { jobs: await rows() });
+    if (target.path === '/api/endpoints') return sendJson(res, 200, await listing.get());
+    if (first === 'api' && second === 'jobs' && third !== undefined && (fourth === undefined || fourth === 'requests') && rest.length === 0) {
+      const id = checkJobId(third, 'the job id in the URL');
+      if (fourth === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));
       const record = await app.jobs.get(id);
       const series = await readRequestSeries(app.store.paths(id).requests);
       return sendJson(res, 200, { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null });
     }
-    return sendText(res, 404, 'not found\n');
+    return refuse(res, target.path, 404, 'not_found', `not found: nothing at ${target.path}; the dashboard serves ${ROUTES}. ${retry}`);
   };
 
   const server = createServer((req, res) => {
@@ -85,14 +105,17 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
         res.destroy();
         return;
       }
-      if (isLocalAgentsError(err) && (err.code === 'unknown_job' || err.code === 'bad_argument')) {
-        sendJson(res, err.code === 'unknown_job' ? 404 : 400, { error: err.code, message: err.message });
+      const known = isLocalAgentsError(err) ? err : pathError(err);
+      if (known === undefined) {
+        opts.log.warn('dashboard: %s %s failed: %s', req.method, req.url?.split('?')[0], errorMessage(err));
+        sendJson(res, 500, { error: 'internal', message: errorMessage(err) });
         return;
       }
-      opts.log.warn('dashboard: %s %s failed: %s', req.method, req.url?.split('?')[0], errorMessage(err));
-      sendJson(res, 500, { error: 'internal', message: errorMessage(err) });
+      const { message, hint = retry } = known.forPerson;
+      sendJson(res, STATUS[known.code] ?? 500, { error: known.code, message: `${message.replace(/[.\s]+$/, '')}. ${hint}` });
     });
   });
+  server.on('clientError', answerUnparsable);
   await new Promise<void>((resolve, reject) => {
     const fail = (err: NodeJS.ErrnoException): void => {
       reject(

@@ -16,9 +16,13 @@ export function newJobId(now: Date = new Date()): string {
   return `${stamp}-${suffix}`;
 }
 
+export function isJobId(value: string): boolean {
+  return JOB_ID.test(value);
+}
+
 /** Rejects anything that is not a job id before it reaches a path: no `/`, no `..`. */
 export function checkJobId(value: string, argument = 'job_id'): string {
-  if (!JOB_ID.test(value)) {
+  if (!isJobId(value)) {
     throw new BadArgumentError(argument, `${argument} "${value.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d (see list_jobs)`);
   }
   return value;

@@ -3,7 +3,6 @@
  * records, queues jobs until an endpoint has a free slot, starts them, and
  * answers questions about them. One instance per server process.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prober } from '../backends/probe.js';
@@ -11,6 +10,9 @@ import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
 import { requestCancel, watchCancelRequests, withdrawCancel } from '../coord/cancel-requests.js';
 import { endProcessGroup } from '../coord/process-group.js';
+import { readRegularFile } from '../coord/regular-file.js';
+import { isErrno } from '../config/locate.js';
+import { pathError } from '../path-errors.js';
 import { createSlotBoard, type BoardView, type SlotBoard } from '../coord/slot-board.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -529,9 +531,10 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       await get(id);
       let text: string;
       try {
-        text = await readFile(paths.transcript, 'utf8');
-      } catch {
-        return '';
+        text = (await readRegularFile(paths.transcript)).toString('utf8');
+      } catch (err) {
+        if (isErrno(err, 'ENOENT')) return ''; // no session output yet
+        throw pathError(err) ?? err;
       }
       return text.split('\n').filter(Boolean).slice(-lines).join('\n');
     },

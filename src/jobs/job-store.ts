@@ -3,11 +3,13 @@
  * atomically), the brief and the logs. The disk is the source of truth, so a
  * new server process sees the jobs of earlier ones.
  */
-import { mkdir, readdir, readFile, rename, writeFile, chmod, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, writeFile, chmod, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
 import { isErrno } from '../config/locate.js';
+import { readRegularFile } from '../coord/regular-file.js';
+import { pathError } from '../path-errors.js';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { privateDir } from '../coord/private-files.js';
 import { isAlive } from '../coord/process-identity.js';
@@ -150,24 +152,24 @@ export function createJobStore(stateDir: string): JobStore {
     const file = paths(id).record;
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = (await readRegularFile(file)).toString('utf8');
     } catch (err) {
-      if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) {
+      if (isErrno(err, 'ENOENT')) {
         throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { hint: 'list_jobs shows the jobs on record.', details: { job_id: id } });
       }
-      throw new LocalAgentsError('internal', `job record ${file} could not be read: ${errorMessage(err)}`, { cause: err });
+      throw pathError(err) ?? err;
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new LocalAgentsError('internal', `job record ${file} is damaged: ${errorMessage(err)}`);
+      throw damagedRecord(file, errorMessage(err));
     }
     const parsed = jobRecordSchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
-      throw new LocalAgentsError('internal', `job record ${file} is damaged: ${where}${issue?.message ?? 'invalid'}`);
+      throw damagedRecord(file, `${where}${issue?.message ?? 'invalid'}`);
     }
     return remember(await reconcile(parsed.data));
   };
@@ -196,8 +198,9 @@ export function createJobStore(stateDir: string): JobStore {
       try {
         names = await readdir(root);
       } catch (err) {
-        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return []; // no job yet
-        throw new LocalAgentsError('state_unwritable', `could not list the jobs in ${root}: ${errorMessage(err)}`, { cause: err });
+        // No job yet, or a state directory that cannot hold jobs: those run unrecorded, and their records say why.
+        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
+        throw pathError(err) ?? err;
       }
       return names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
     },
@@ -220,6 +223,14 @@ export function createJobStore(stateDir: string): JobStore {
       return { records, damaged };
     },
   };
+}
+
+/** A record that is there but is not a job record: said as such, and left for the user to look at. */
+function damagedRecord(file: string, problem: string): LocalAgentsError {
+  return new LocalAgentsError('bad_state', `job record ${file} is damaged: ${problem}`, {
+    hint: `localagents never rewrites a damaged record; look at it, then move its folder aside (mv '${dirname(file)}' /tmp/) to hide the job.`,
+    details: { path: file },
+  });
 }
 
 /** The message of a load failure without the file name in front (the listing names the file itself). */

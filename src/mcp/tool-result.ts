@@ -10,6 +10,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, isLocalAgentsError, type ErrorCode } from '../errors.js';
+import { pathError } from '../path-errors.js';
 import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export const ERROR_META_KEY = 'localagents/error';
@@ -43,7 +44,8 @@ function shortenDeep(value: unknown, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenDeep(v, depth + 1)]));
 }
 
-export function errorResult(err: unknown): CallToolResult {
+export function errorResult(thrown: unknown): CallToolResult {
+  const err = isLocalAgentsError(thrown) ? thrown : (pathError(thrown) ?? thrown);
   const full: ToolErrorMeta = isLocalAgentsError(err)
     ? { ...err.details, code: err.code, message: err.message, hint: err.hint }
     : { code: 'internal', message: errorMessage(err) };

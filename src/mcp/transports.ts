@@ -9,8 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../errors.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { bearerToken, createFrontDoor, type FrontDoor, type Refusal } from '../net/front-door.js';
+import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken, type RequestTarget } from '../net/request-url.js';
 
 /** Resolves when the client closes stdin (the caller's Claude Code exited). */
 export async function serveStdio(server: McpServer): Promise<void> {
@@ -37,7 +39,32 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     chunks.push(chunk as Buffer);
   }
   if (chunks.length === 0) return undefined;
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch (err) {
+    throw new Error(`parse error: the request body is not JSON (${errorMessage(err)}); send one JSON-RPC message as application/json`, { cause: err });
+  }
+}
+
+/** Methods the streamable HTTP transport answers on /mcp. */
+const MCP_METHODS = ['GET', 'POST', 'DELETE'];
+
+const RETRY = 'The MCP endpoint is POST /mcp (GET for the event stream, DELETE to end a session), with the token in Authorization: Bearer.';
+
+/** The request target as written: one plain path and query, and no token in the URL. */
+function checkTarget(req: IncomingMessage): Refusal | RequestTarget {
+  const target = parseRequestTarget(req.url);
+  if (isRefusal(target)) return { ...target, message: `${target.message}. ${RETRY}` };
+  const token = presentedToken(req, target, false);
+  if (isRefusal(token)) return { ...token, message: `${token.message}. ${RETRY}` };
+  return target;
+}
+
+/** Only for a caller holding the token: what exists here is nobody else's business. */
+function checkRoute(req: IncomingMessage, target: RequestTarget): Refusal | undefined {
+  if (target.path !== '/mcp') return { status: 404, message: `not found: nothing at ${target.path}. ${RETRY}` };
+  if (!MCP_METHODS.includes(req.method ?? '')) return { status: 405, message: `method not allowed: ${String(req.method)}. ${RETRY}` };
+  return undefined;
 }
 
 function refuse(res: ServerResponse, refusal: Refusal): void {
@@ -73,14 +100,12 @@ export async function serveHttp(makeServer: () => McpServer, options: HttpOption
     void (async () => {
       try {
         // Before anything else, the body included: a refused caller costs nothing.
-        const refused = door.checkAddress(req) ?? door.checkToken(bearerToken(req));
+        const address = door.checkAddress(req);
+        const target = address ?? checkTarget(req);
+        const refused = isRefusal(target) ? target : (door.checkToken(bearerToken(req)) ?? checkRoute(req, target));
         if (refused) {
           refuse(res, refused);
           req.resume();
-          return;
-        }
-        if (!req.url?.startsWith('/mcp')) {
-          res.writeHead(404).end();
           return;
         }
         const body = req.method === 'POST' ? await readJson(req) : undefined;
@@ -111,6 +136,7 @@ export async function serveHttp(makeServer: () => McpServer, options: HttpOption
       }
     })();
   });
+  http.on('clientError', answerUnparsable);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { tokenMatches } from './token.js';
 
 export interface Refusal {
-  readonly status: 401 | 403;
+  readonly status: 400 | 401 | 403 | 404 | 405 | 414;
   readonly message: string;
 }
 
@@ -92,7 +92,8 @@ export function createFrontDoor(options: FrontDoorOptions, port: () => number, t
     },
     checkToken(presented) {
       if (tokenMatches(presented, token)) return undefined;
-      return { status: 401, message: `unauthorized: wrong or missing token. ${tokenHint()}` };
+      const what = presented === undefined || presented === null || presented === '' ? 'no token' : 'wrong token';
+      return { status: 401, message: `unauthorized: wrong or missing token (this request has ${what}). ${tokenHint()}` };
     },
   };
 }
