@@ -6,8 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { FoundServer } from '../backends/detect.js';
-import { LocalAgentsError } from '../errors.js';
-import { isErrno } from './locate.js';
+import { LocalAgentsError, isErrno } from '../errors.js';
 
 function endpointName(server: FoundServer): string {
   return `${server.backend === 'llama.cpp' ? 'llama' : server.backend}-${server.port}`;

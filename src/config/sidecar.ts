@@ -11,10 +11,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { isMap, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
-import { BadArgumentError, LocalAgentsError } from '../errors.js';
-import { withFileLock, type FileLockOptions } from './file-lock.js';
+import { BadArgumentError, LocalAgentsError, isErrno } from '../errors.js';
+import { withFileLock, type FileLockOptions } from '../coord/file-lock.js';
 import { configErrorFromIssues } from './format-issues.js';
-import { isErrno } from './locate.js';
 import { endpointSchema, modelSchema, type EndpointConfig, type ModelEntry } from './schema.js';
 import { schemaIssues, validateConfigText } from './validate-file.js';
 

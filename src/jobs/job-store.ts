@@ -6,8 +6,7 @@
 import { mkdir, readdir, readFile, rename, writeFile, chmod, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
-import { isErrno } from '../config/locate.js';
+import { LocalAgentsError, errorMessage, isErrno, isLocalAgentsError } from '../errors.js';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { isAlive } from '../coord/process-identity.js';
 import { redactDeep } from '../secrets/redact.js';
