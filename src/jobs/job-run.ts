@@ -23,7 +23,7 @@ import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
 import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS, type LiveThresholds } from './live-requests.js';
 import { newProgress, observe } from './session-observer.js';
-import { deniedFrontDoors, httpFrontDoorPorts } from '../mcp/http-registry.js';
+import { deniedFrontDoors, httpFrontDoorPorts } from '../coord/front-door-tokens.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
 import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile } from './pinned-settings.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
