@@ -5,8 +5,16 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { FoundServer } from '../backends/detect.js';
 import { LocalAgentsError, isErrno } from '../errors.js';
+import type { BackendKind } from './schema.js';
+
+/** A server `localagents init` found on a local port (src/backends/detect.ts finds them). */
+export interface FoundServer {
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly backend: BackendKind;
+  readonly models: readonly string[];
+}
 
 function endpointName(server: FoundServer): string {
   return `${server.backend === 'llama.cpp' ? 'llama' : server.backend}-${server.port}`;

@@ -15,13 +15,14 @@ import { createSlotBoard, type BoardView, type SlotBoard } from '../coord/slot-b
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { findMenuEntry, resolveModel, type Resolution } from '../registry/resolve.js';
+import type { EndpointJobs, EndpointLoad } from '../registry/slot-use.js';
 import type { Shim } from '../shim/routes.js';
 import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobListing, JobPaths, JobStore } from './job-store.js';
 import type { LiveThresholds } from './live-requests.js';
-import { place, type EndpointLoad, type Placement } from './placement.js';
+import { place, type Placement } from './placement.js';
 import { newQueuedRecord, resumeTarget, sessionBusy } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
 import { prepareWorktree, runningWorktreeInfo, type PreparedWorktree } from './worktree.js';
@@ -68,22 +69,6 @@ interface Observation {
 interface Active {
   job: PlacedJob;
   readonly done: Promise<JobRecord>;
-}
-
-/** A job waiting for a slot, in any localagents process sharing the state directory. */
-export interface QueueEntry {
-  /** Place in its model's FIFO across processes. */
-  readonly position: number;
-  readonly job_id: string;
-  /** The FIFO: the requested model, with `@endpoint` when the job is pinned to one. */
-  readonly model: string;
-  readonly owner_pid: number;
-  readonly this_process: boolean;
-}
-
-export interface EndpointJobs {
-  readonly load: EndpointLoad;
-  readonly queue: readonly QueueEntry[];
 }
 
 /** What list_models needs: fresh probes, and per endpoint the slot leases by process and the queue. */
