@@ -89,3 +89,8 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/** A Node system error with this errno `code` (ENOENT, EEXIST, …). */
+export function isErrno(err: unknown, code: string): boolean {
+  return err instanceof Error && 'code' in err && err.code === code;
+}

@@ -4,6 +4,7 @@
  * models with owned_by "vllm"; anything else with /v1/models is "other".
  */
 import { Agent } from 'undici';
+import type { FoundServer } from '../config/init-file.js';
 import type { BackendKind } from '../config/schema.js';
 import { httpGet, parseJson } from './http-get.js';
 
@@ -16,12 +17,6 @@ export const USUAL_PORTS: ReadonlyArray<{ readonly port: number; readonly usuall
   { port: 30000, usually: 'SGLang' },
 ];
 
-export interface FoundServer {
-  readonly baseUrl: string;
-  readonly port: number;
-  readonly backend: BackendKind;
-  readonly models: readonly string[];
-}
 
 // Generous: a loaded machine or a server busy generating answers slowly, and init runs once.
 const TIMEOUT_MS = 4000;

@@ -10,11 +10,18 @@ import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
-import type { FoundServer } from '../backends/detect.js';
 import { ownedFileName } from '../coord/owned-files.js';
-import { LocalAgentsError } from '../errors.js';
+import { LocalAgentsError, isErrno } from '../errors.js';
 import { isPrintableLine } from '../printable.js';
-import { isErrno } from './locate.js';
+import type { BackendKind } from './schema.js';
+
+/** A server `localagents init` found on a local port (src/backends/detect.ts finds them). */
+export interface FoundServer {
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly backend: BackendKind;
+  readonly models: readonly string[];
+}
 
 /** Longer than any real model id or path (Hugging Face repo ids are at most 96 characters, plus a quant tag). */
 export const MAX_MODEL_ID_CHARS = 256;

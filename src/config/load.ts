@@ -8,10 +8,10 @@
 import { homedir } from 'node:os';
 import { closestMatch } from './describe-schema.js';
 import { configErrorFromIssues, formatKeyPath, type ConfigIssue, type KeyPath } from './format-issues.js';
-import { isErrno, locateConfig, type LocateOptions } from './locate.js';
+import { locateConfig, type LocateOptions } from './locate.js';
 import { defaultsSchema, type Config, type Endpoint, type EndpointConfig, type ModelEntry, type ModelMenuEntry } from './schema.js';
 import { validateConfigText, type ValidatedFile } from './validate-file.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isErrno } from '../errors.js';
 import { learnSecret } from '../secrets/redact.js';
 import { readRegularFile } from '../coord/regular-file.js';
 import { errorMessage } from '../errors.js';

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, isErrno } from '../errors.js';
 
 export const CONFIG_FILE_NAME = 'models.yaml';
 export const SIDECAR_FILE_NAME = 'models.local.yaml';
@@ -86,8 +86,4 @@ async function fileKind(path: string): Promise<'file' | 'missing' | 'other'> {
     if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return 'missing';
     throw new ConfigError(path, `cannot read config file ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
-}
-
-export function isErrno(err: unknown, code: string): boolean {
-  return err instanceof Error && 'code' in err && err.code === code;
 }

@@ -2,11 +2,12 @@
  * Asking another localagents process to cancel one of its jobs: only the owner
  * can stop a job cleanly (it holds the Claude Code session, the worktree, the
  * lease), so a request is a file named after the job in the state directory's
- * cancel inbox, and the owner looks there while it has jobs.
+ * cancel inbox, and the owner looks there while it has jobs. Every id here has
+ * already been checked by the jobs layer (src/jobs/job-id.ts) before it names a file.
  */
 import { lstat, mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkJobId, isJobId } from '../jobs/job-id.js';
+import { isJobId } from './job-id-shape.js';
 import { formatIdentity, selfIdentity } from './process-identity.js';
 
 /** How often an owner with jobs looks at its inbox; cancel_job promises the owner reacts within 2 s. */
@@ -20,12 +21,12 @@ export function cancelInbox(stateDir: string): string {
 export async function requestCancel(stateDir: string, jobId: string): Promise<void> {
   const dir = cancelInbox(stateDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, checkJobId(jobId)), `${formatIdentity(selfIdentity)}\n`, { mode: 0o600 });
+  await writeFile(join(dir, jobId), `${formatIdentity(selfIdentity)}\n`, { mode: 0o600 });
 }
 
 /** Withdraws a request (answered, or its job ended some other way). */
 export async function withdrawCancel(stateDir: string, jobId: string): Promise<void> {
-  await unlink(join(cancelInbox(stateDir), checkJobId(jobId))).catch(() => undefined);
+  await unlink(join(cancelInbox(stateDir), jobId)).catch(() => undefined);
 }
 
 /** Owners look every 250 ms and askers withdraw after waiting, so a request this old has nobody to answer it. */

@@ -13,7 +13,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { withFileLock } from '../config/file-lock.js';
+import { withFileLock } from './file-lock.js';
 import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
 import { isAlive, sameProcess, selfIdentity, type ProcessIdentity } from './process-identity.js';
 import { openRegularFile } from './regular-file.js';

@@ -3,10 +3,10 @@
  * git branch name. `20261129-111500-7gk2mq4xrz9d`: UTC time, then 60 random bits.
  */
 import { randomBytes } from 'node:crypto';
+import { isJobId } from '../coord/job-id-shape.js';
 import { BadArgumentError } from '../errors.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
-const JOB_ID = /^\d{8}-\d{6}-[0-9a-z]{12}$/;
 
 export function newJobId(now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -16,9 +16,7 @@ export function newJobId(now: Date = new Date()): string {
   return `${stamp}-${suffix}`;
 }
 
-export function isJobId(value: string): boolean {
-  return JOB_ID.test(value);
-}
+export { isJobId };
 
 /** Rejects anything that is not a job id before it reaches a path: no `/`, no `..`. */
 export function checkJobId(value: string, argument = 'job_id'): string {

@@ -4,29 +4,31 @@
  * answers questions about them. One instance per server process.
  */
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prober } from '../backends/probe.js';
 import type { EndpointProbe } from '../backends/types.js';
 import type { Config } from '../config/schema.js';
-import { requestCancel, watchCancelRequests, withdrawCancel } from '../coord/cancel-requests.js';
-import { endProcessGroup } from '../coord/process-group.js';
+import { watchCancelRequests } from '../coord/cancel-requests.js';
 import { readRegularFile } from '../coord/regular-file.js';
-import { isErrno } from '../config/locate.js';
+import { isErrno } from '../errors.js';
 import { pathError } from '../path-errors.js';
 import { createSlotBoard, type BoardView, type SlotBoard } from '../coord/slot-board.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { findMenuEntry, resolveModel, type Resolution } from '../registry/resolve.js';
+import type { EndpointJobs, EndpointLoad } from '../registry/slot-use.js';
 import type { Shim } from '../shim/routes.js';
 import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobListing, JobPaths, JobStore } from './job-store.js';
 import type { LiveThresholds } from './live-requests.js';
-import { place, type EndpointLoad, type Placement } from './placement.js';
+import { place, type Placement } from './placement.js';
 import { newQueuedRecord, resumeTarget, sessionBusy } from './new-job.js';
 import { settleSettings, type JobSettings, type RunRequest } from './run-request.js';
-import { prepareWorktree, runningWorktreeInfo, type PreparedWorktree } from './worktree.js';
+import { cancelElsewhere, watchRecord, type OtherProcessDeps } from './other-process-jobs.js';
+import { createRecordSaver } from './record-saver.js';
+import { runningRecord } from './running-record.js';
+import { prepareWorktree, type PreparedWorktree } from './worktree.js';
 
 export interface JobManagerDeps {
   readonly loadConfig: () => Promise<Config>;
@@ -72,32 +74,11 @@ interface Active {
   readonly done: Promise<JobRecord>;
 }
 
-/** A job waiting for a slot, in any localagents process sharing the state directory. */
-export interface QueueEntry {
-  /** Place in its model's FIFO across processes. */
-  readonly position: number;
-  readonly job_id: string;
-  /** The FIFO: the requested model, with `@endpoint` when the job is pinned to one. */
-  readonly model: string;
-  readonly owner_pid: number;
-  readonly this_process: boolean;
-}
-
-export interface EndpointJobs {
-  readonly load: EndpointLoad;
-  readonly queue: readonly QueueEntry[];
-}
-
 /** What list_models needs: fresh probes, and per endpoint the slot leases by process and the queue. */
 export interface JobsSnapshot {
   readonly probes: EndpointProbe[];
   jobsOf(endpoint: string): EndpointJobs;
 }
-
-/** How often a wait or cancel on another process's job re-reads its record. */
-const RECORD_POLL_MS = 200;
-/** How long cancel_job waits for another process to answer its request (it reacts within CANCEL_POLL_MS, then stops the session). */
-const CANCEL_ANSWER_MS = 15_000;
 
 export interface JobManager {
   start(request: RunRequest): Promise<JobRecord>;
@@ -116,9 +97,6 @@ export interface JobManager {
   close(): Promise<void>;
 }
 
-/** How often records the disk refused are written again. */
-const SAVE_RETRY_MS = 2000;
-
 export function createJobManager(deps: JobManagerDeps): JobManager {
   const board = deps.board ?? createSlotBoard(deps.stateDir, { onLocalFallback: (reason) => deps.log.error('slot board: %s', reason) });
   const queue: QueuedJob[] = [];
@@ -128,6 +106,8 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
    * a wait must not miss a job moving from the queue to running (issue 14).
    */
   const owned = new Map<string, Promise<JobRecord>>();
+  /** Jobs between the queue and running (their worktree is being made): resolves once running or ended. */
+  const starting = new Map<string, Promise<void>>();
   const warmEndpointByTree = new Map<string, string>();
   let pumping: Promise<void> | undefined;
   let pumpAgain: Promise<void> | undefined;
@@ -139,44 +119,12 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   const RECENT_PROBE_MS = 1000;
 
   /**
-   * Records the disk would not take: still reported by this process (get, list), written again
-   * every few seconds until the disk takes them, and once more at close. Without that, a job that
-   * succeeded on a full disk would be read back as `interrupted` by the next server, its result lost.
+   * Records the disk would not take are still reported by this process (get, list) and written
+   * again until the disk takes them: a job that succeeded on a full disk must not read back as
+   * `interrupted` to the next server.
    */
-  const unsaved = new Map<string, JobRecord>();
-  let retryTimer: NodeJS.Timeout | undefined;
-  const save = async (record: JobRecord): Promise<void> => {
-    try {
-      await deps.store.save(record);
-      unsaved.delete(record.id);
-    } catch (err) {
-      // A full or read-only disk must not stop the job; the record in memory stays true.
-      const known = unsaved.has(record.id);
-      unsaved.set(record.id, record);
-      if (!known) deps.log.error('%s; retrying every %d s', errorMessage(err), SAVE_RETRY_MS / 1000);
-      scheduleRetry();
-    }
-  };
-  /** Writes every unsaved record again; the newest state of each, since a running job may have moved on. */
-  const retryUnsaved = async (): Promise<void> => {
-    retryTimer = undefined;
-    for (const [id, record] of [...unsaved]) {
-      const latest = current(id) ?? record;
-      try {
-        await deps.store.save(latest);
-        if (unsaved.get(id) === record) unsaved.delete(id);
-        deps.log.info('job %s: its record is on disk again (%s)', id, latest.status);
-      } catch {
-        // Still refused: keep it, try again later.
-      }
-    }
-    scheduleRetry();
-  };
-  function scheduleRetry(): void {
-    if (retryTimer !== undefined || unsaved.size === 0 || closed) return;
-    retryTimer = setTimeout(() => void retryUnsaved(), SAVE_RETRY_MS);
-    retryTimer.unref();
-  }
+  const saver = createRecordSaver({ write: (record) => deps.store.save(record), log: deps.log, latest: (id) => current(id) });
+  const save = saver.save;
 
   /** Frees the job's ticket (and lease) on the slot board, then lets the queues of every process move. */
   const release = async (id: string): Promise<void> => {
@@ -226,11 +174,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   const startPlaced = async (q: QueuedJob, placement: Placement): Promise<void> => {
     const { candidate } = placement;
     let worktree: PreparedWorktree | undefined;
-    const warnings = [...q.record.warnings, ...candidate.model.warnings];
     if (q.settings.isolation === 'worktree') {
       try {
         worktree = await prepareWorktree(q.settings.cwd, join(deps.stateDir, 'worktrees'), q.record.id);
-        warnings.push(...worktree.warnings);
       } catch (err) {
         await settleQueued(q, { status: 'failed', error: errorMessage(err) });
         void pump();
@@ -240,23 +186,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     const workDir = worktree?.workDir ?? q.settings.cwd;
     warmEndpointByTree.set(q.settings.cwd, candidate.endpoint.name);
     const job: PlacedJob = {
-      record: {
-        ...q.record,
-        status: 'running',
-        started_at: new Date().toISOString(),
-        queue: undefined,
-        work_dir: workDir,
-        worktree: worktree && runningWorktreeInfo(worktree),
-        warnings,
-        model: {
-          ...q.record.model,
-          served: candidate.model.id,
-          endpoint: candidate.endpoint.name,
-          context: candidate.context,
-          context_source: candidate.contextSource,
-          endpoint_reason: placement.reason,
-        },
-      },
+      record: runningRecord(q.record, placement, worktree, workDir, new Date().toISOString()),
       paths: q.paths,
       task: q.task,
       settings: q.settings,
@@ -339,7 +269,11 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       return { placed: chosen, positions: new Map(queue.map((q) => [q, draft.position(q.record.id)])) };
     });
     for (const [q] of placed) queue.splice(queue.indexOf(q), 1);
-    await Promise.all(placed.map(([q, placement]) => startPlaced(q, placement)));
+    await Promise.all(placed.map(([q, placement]) => {
+      const started = startPlaced(q, placement).finally(() => starting.delete(q.record.id));
+      starting.set(q.record.id, started);
+      return started;
+    }));
     // Positions across processes and what each waits for, for job_status.
     for (const q of queue) {
       const position = positions.get(q) ?? 0;
@@ -433,19 +367,11 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   };
 
   const current = (id: string): JobRecord | undefined =>
-    active.get(id)?.job.record ?? queue.find((q) => q.record.id === id)?.record ?? unsaved.get(id);
+    active.get(id)?.job.record ?? queue.find((q) => q.record.id === id)?.record ?? saver.unsaved(id);
 
   const get = async (id: string): Promise<JobRecord> => current(checkJobId(id)) ?? deps.store.load(id);
 
-  /** Another process's job: re-read its record until it has finished or `deadline` passes (a dead owner's reads `interrupted`). */
-  const watchRecord = async (id: string, deadline: number): Promise<JobRecord> => {
-    for (;;) {
-      const record = await get(id);
-      const left = deadline - Date.now();
-      if (FINISHED.has(record.status) || left <= 0) return record;
-      await sleep(Math.min(RECORD_POLL_MS, left));
-    }
-  };
+  const elsewhere: OtherProcessDeps = { stateDir: deps.stateDir, log: deps.log, get: (id) => get(id) };
 
   const cancelLocal = async (id: string): Promise<JobRecord | undefined> => {
     const queued = queue.find((q) => q.record.id === id);
@@ -460,23 +386,6 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       return running.done;
     }
     return undefined;
-  };
-
-  /** Only the owner stops a job cleanly: ask it through the state directory; a job whose owner is gone is only ended. */
-  const cancelElsewhere = async (id: string): Promise<JobRecord> => {
-    let record = await get(id);
-    if (!FINISHED.has(record.status)) {
-      await requestCancel(deps.stateDir, id);
-      record = await watchRecord(id, Date.now() + CANCEL_ANSWER_MS);
-      await withdrawCancel(deps.stateDir, id);
-    }
-    if (record.status === 'interrupted' && record.claude_pid !== undefined) {
-      // Its owner died; the Claude Code it started may still be running (and spending GPU time).
-      if (endProcessGroup({ pid: record.claude_pid, start: record.claude_start })) {
-        deps.log.warn('job %s: ended the Claude Code process group %d its dead owner left running', id, record.claude_pid);
-      }
-    }
-    return record;
   };
 
   const stopCancelWatch = watchCancelRequests(deps.stateDir, () => new Set(owned.keys()), (id) => {
@@ -495,7 +404,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       checkJobId(id);
       const deadline = Date.now() + timeoutS * 1000;
       const done = owned.get(id);
-      if (done === undefined) return watchRecord(id, deadline);
+      if (done === undefined) return watchRecord(elsewhere, id, deadline);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<undefined>((resolve) => {
         timer = setTimeout(() => resolve(undefined), timeoutS * 1000);
@@ -506,12 +415,11 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     },
     async cancel(id) {
       checkJobId(id);
-      while (owned.has(id)) {
-        const record = await cancelLocal(id);
-        if (record !== undefined) return record;
-        await sleep(20); // moving from the queue to running (its worktree is being made): a moment
-      }
-      return cancelElsewhere(id);
+      await starting.get(id); // leaving the queue: cancelled once it runs (its worktree is being made)
+      const record = await cancelLocal(id);
+      if (record !== undefined) return record;
+      // Ours but already ending (or ended): its final record; otherwise another process's job.
+      return owned.get(id) ?? cancelElsewhere(elsewhere, id);
     },
     get,
     async list(includeFinished, newest) {
@@ -520,7 +428,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       // Ids sort by the clock at creation: a job made while the clock was set back sorts among old ones,
       // outside the newest N, so this process's own live jobs are always added.
       const ours = [...active.values()].map((a) => a.job.record).concat(queue.map((q) => q.record));
-      const memoryOnly = [...unsaved.values(), ...ours].filter((r) => !onDisk.has(r.id));
+      const memoryOnly = [...saver.unsavedRecords(), ...ours].filter((r) => !onDisk.has(r.id));
       const byId = new Map([...records, ...memoryOnly].map((r) => [r.id, current(r.id) ?? r]));
       const live = [...byId.values()].sort((a, b) => a.id.localeCompare(b.id));
       const shown = includeFinished ? live : live.filter((r) => !FINISHED.has(r.status));
@@ -566,11 +474,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       }
       await Promise.allSettled([...active.values()].map((a) => a.done));
       // Last chance for records the disk refused (it may have space again): the next server reads these.
-      clearTimeout(retryTimer);
-      await retryUnsaved();
-      for (const [id, record] of unsaved) {
-        deps.log.error('job %s: its %s record could not be written before shutdown; the next server will not know how it ended', id, record.status);
-      }
+      await saver.flush();
       // Queued jobs of ours leave the FIFOs of the other processes now, not when they notice we are gone.
       await board.releaseAll().catch((err: unknown) => deps.log.error('slot board: %s', errorMessage(err)));
     },

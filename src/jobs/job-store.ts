@@ -6,8 +6,7 @@
 import { mkdir, readdir, rename, writeFile, chmod, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { LocalAgentsError, errorMessage, isLocalAgentsError } from '../errors.js';
-import { isErrno } from '../config/locate.js';
+import { LocalAgentsError, errorMessage, isErrno, isLocalAgentsError } from '../errors.js';
 import { readRegularFile } from '../coord/regular-file.js';
 import { pathError } from '../path-errors.js';
 import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';

@@ -5,54 +5,8 @@
  * then config order. Pure: the manager supplies the counts (leases from the
  * slot board, in-flight requests from the shim).
  */
-import type { EndpointProbe } from '../backends/types.js';
-import type { Endpoint } from '../config/schema.js';
 import type { Candidate } from '../registry/resolve.js';
-
-/** vLLM batches requests itself; without a slot count we admit this many jobs at once. */
-export const DEFAULT_VLLM_MAX_JOBS = 4;
-
-export function capacityOf(endpoint: Endpoint, probe: EndpointProbe): number {
-  if (endpoint.max_jobs !== undefined) return endpoint.max_jobs;
-  if (probe.slots !== undefined) return probe.slots.total;
-  return endpoint.backend === 'vllm' ? DEFAULT_VLLM_MAX_JOBS : 1;
-}
-
-export interface EndpointLoad {
-  /** Slot leases of jobs of this process there now. */
-  readonly thisProcess: number;
-  /** Slot leases of other localagents processes sharing the state directory. */
-  readonly otherProcesses: number;
-  /** Requests of ours in flight there as the probe ran (they show up as busy slots). */
-  readonly ourInFlight: number;
-}
-
-/** How an endpoint's slots are used: what list_models shows and placement decides by. */
-export interface SlotUse {
-  readonly capacity: number;
-  readonly this_process: number;
-  readonly other_processes: number;
-  /** Busy slots no localagents lease accounts for: other programs using the server. */
-  readonly other_clients: number;
-  readonly free: number;
-}
-
-/**
- * Busy slots the probe saw, less our own requests in flight and less the other
- * processes' leases (each lease is at most one busy slot; so a lease is never
- * counted twice, once as a lease and once as a busy slot), are other clients'.
- */
-export function slotUse(endpoint: Endpoint, probe: EndpointProbe, load: EndpointLoad): SlotUse {
-  const capacity = capacityOf(endpoint, probe);
-  const otherClients = Math.max(0, (probe.slots?.busy ?? 0) - load.ourInFlight - load.otherProcesses);
-  return {
-    capacity,
-    this_process: load.thisProcess,
-    other_processes: load.otherProcesses,
-    other_clients: otherClients,
-    free: Math.max(0, capacity - load.thisProcess - load.otherProcesses - otherClients),
-  };
-}
+import { slotUse, type EndpointLoad } from '../registry/slot-use.js';
 
 export interface PlacementInput {
   readonly candidates: readonly Candidate[];

@@ -3,9 +3,8 @@
  * Shared by `localagents models` and list_models' text, so both say the same;
  * only the advice at the ends is worded for its reader.
  */
-import type { QueueEntry } from '../jobs/job-manager.js';
 import { printable } from '../printable.js';
-import type { SlotUse } from '../jobs/placement.js';
+import type { QueueEntry, SlotUse } from './slot-use.js';
 import { PERSON_NEXT_STEPS, type ModelListing } from './model-list.js';
 import type { Audience } from './resolve.js';
 

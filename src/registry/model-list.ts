@@ -5,8 +5,7 @@
  */
 import type { EndpointProbe } from '../backends/types.js';
 import type { Config, ModelMenuEntry } from '../config/schema.js';
-import type { EndpointJobs, QueueEntry } from '../jobs/job-manager.js';
-import { slotUse, type SlotUse } from '../jobs/placement.js';
+import { slotUse, type EndpointJobs, type QueueEntry, type SlotUse } from './slot-use.js';
 import { matchName } from './match.js';
 
 export interface EndpointListing extends EndpointProbe {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointProbe } from '../../src/backends/types.js';
 import type { Endpoint } from '../../src/config/schema.js';
-import { capacityOf, place, slotUse, type EndpointLoad } from '../../src/jobs/placement.js';
+import { capacityOf } from '../../src/backends/capacity.js';
+import { place } from '../../src/jobs/placement.js';
+import { slotUse, type EndpointLoad } from '../../src/registry/slot-use.js';
 import type { Candidate } from '../../src/registry/resolve.js';
 
 const endpoint = (name: string, extra: Partial<Endpoint> = {}): Endpoint => ({ name, base_url: `http://${name}:1`, backend: 'llama.cpp', ...extra });

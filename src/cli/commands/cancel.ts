@@ -1,12 +1,11 @@
 /**
  * `localagents cancel JOB`. A job runs inside the process that started it, so
  * this command can only ask that process:
- * - a `localagents run` process (it left a run-host marker) gets SIGTERM,
- *   which it treats as "cancel my job": the record ends `cancelled`;
- * - an MCP server is asked through the state directory, as cancel_job does
- *   (src/coord/cancel-requests.ts), and stops that one job; --force instead
- *   ends the job's Claude Code process group at once (for a server that does
- *   not answer), and the server records the job failed;
+ * - a `localagents run` process or an MCP server is asked through the state
+ *   directory, as cancel_job does (src/coord/cancel-requests.ts), and stops
+ *   that one job: the record ends `cancelled`; --force instead ends the job's
+ *   Claude Code process group at once (for a server that does not answer),
+ *   and the server records the job failed;
  * - a job whose server died is already `interrupted`: its Claude Code, if still alive, is ended.
  */
 import type { Command } from 'commander';
@@ -18,7 +17,6 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { jobJson, jobReport } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printError, printJson, printNote } from '../output.js';
-import { runHostPid } from '../run-host.js';
 import { withApp } from '../with-app.js';
 
 /** Enough for the kill ladder (SDK grace, SIGTERM, SIGKILL after 1.5 s) and the worktree finish. */
@@ -58,13 +56,6 @@ async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOu
       : `job ${record.id} had already ended: ${record.status}`;
     return { record, note };
   }
-  const host = await runHostPid(app.stateDir, record.id);
-  if (host !== undefined && host === record.owner_pid) {
-    const failed = signal(host, 'SIGTERM');
-    if (failed) return { record, refused: { message: `could not signal localagents run (pid ${host}): ${failed}`, hint: 'Press Ctrl-C in the terminal where it runs.' } };
-    printNote(`asked localagents run (pid ${host}) to cancel job ${record.id}…`);
-    return { record: await untilFinished(app, record.id, STOP_WAIT_MS) };
-  }
   if (!force) {
     printNote(`asking localagents process ${record.owner_pid} to cancel job ${record.id}…`);
     const after = await app.jobs.cancel(record.id);
@@ -97,9 +88,9 @@ export function registerCancel(program: Command, ctx: CliContext): void {
     .option('--force', "for a job of an MCP server: end its Claude Code process group now instead of asking the server (recorded as failed, not cancelled)")
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', `
-A job started by localagents run is cancelled cleanly (its run process gets
-SIGTERM). A job of an MCP server is cancelled by that server, which this command
-asks through the state directory; --force ends its Claude Code at once instead.
+A job is cancelled cleanly by the localagents run or MCP server process that
+runs it, which this command asks through the state directory; --force ends its
+Claude Code at once instead.
 Exit code: 0 when the job is no longer running, 1 otherwise.
 
 Examples:

@@ -19,7 +19,6 @@ import { choiceOf, detachedText, interruptQuestion } from '../follow/interrupt.j
 import { createJobWatch } from '../follow/job-watch.js';
 import { plainDisplay, quietDisplay, ttyDisplay, type RunDisplay } from '../follow/run-display.js';
 import { print, printJson, printNote, processTerminal, type Terminal } from '../output.js';
-import { markRunHost } from '../run-host.js';
 import { withApp } from '../with-app.js';
 import { refuseInsideJob } from '../../jobs/nested-job.js';
 
@@ -147,18 +146,13 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
       maxTurns,
       timeoutS,
     });
-    const removeMarker = await markRunHost(app.stateDir, started.id, process.pid);
-    try {
-      const startLine = `job ${started.id} started (${started.status}); transcript: ${app.store.paths(started.id).transcript}`;
-      if (mode === 'json') printNote(startLine);
-      else display.note(mode === 'quiet' ? `${startLine}\nlocalagents log ${started.id} -f follows it from another shell` : startLine);
-      const { record, detached } = await follow(app, started, mode, term, display);
-      if (mode === 'json') printJson(jobJson(record));
-      else if (!detached) print(jobReport(record));
-      ctx.exitCode = record.status === 'succeeded' ? 0 : 1;
-    } finally {
-      await removeMarker();
-    }
+    const startLine = `job ${started.id} started (${started.status}); transcript: ${app.store.paths(started.id).transcript}`;
+    if (mode === 'json') printNote(startLine);
+    else display.note(mode === 'quiet' ? `${startLine}\nlocalagents log ${started.id} -f follows it from another shell` : startLine);
+    const { record, detached } = await follow(app, started, mode, term, display);
+    if (mode === 'json') printJson(jobJson(record));
+    else if (!detached) print(jobReport(record));
+    ctx.exitCode = record.status === 'succeeded' ? 0 : 1;
   }, log);
 }
 

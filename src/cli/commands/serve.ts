@@ -4,15 +4,12 @@
  * dashboard. A signal or the client going away closes the app, so running jobs
  * are recorded `interrupted` (resumable) instead of being left `running`.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { App } from '../../app.js';
-import { privateDir, writePrivateFile } from '../../coord/private-files.js';
+import { removeTokenFile, tokenFilePath, writeOwnerSecret, writeTokenFile } from '../../coord/front-door-tokens.js';
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
 import { refuseInsideJob } from '../../jobs/nested-job.js';
 import { createMcpServer } from '../../mcp/server.js';
-import { tokenFileName } from '../../mcp/http-registry.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';
 import { isLoopbackAddress } from '../../net/front-door.js';
 import { newToken } from '../../net/token.js';
@@ -42,21 +39,13 @@ function untilSignal(): Promise<void> {
   });
 }
 
-/** A secret for the owner only: the state directory is 0700, the file 0600, whatever was there. */
-async function writeSecretFile(app: App, name: string, text: string): Promise<string> {
-  await privateDir(app.stateDir);
-  const path = join(app.stateDir, name);
-  await writePrivateFile(path, `${text}\n`);
-  return path;
-}
-
 /**
  * Under stdio, stdout is the protocol and Claude Code hides stderr: the
  * dashboard URL (with its token) also goes to a file only the owner can read.
  */
 async function announceDashboard(app: App, ctx: CliContext, url: string): Promise<void> {
   ctx.log.warn('dashboard: %s', url);
-  await writeSecretFile(app, 'dashboard-url', url);
+  await writeOwnerSecret(app.stateDir, 'dashboard-url', url);
 }
 
 function refuseSse(): never {
@@ -81,7 +70,7 @@ function httpToken(ctx: CliContext): { token: string; given: boolean } {
 async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Promise<void> {
   const { token, given } = httpToken(ctx);
   const tokenHint = (port: number): string =>
-    given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${join(app.stateDir, tokenFileName(port))}.`;
+    given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${tokenFilePath(app.stateDir, port)}.`;
   const handle = await serveHttp(() => createMcpServer(app, ctx.version), { port: Number(opts.port), host: opts.host, token, tokenHint, allowedHosts: opts.allowedHost });
   const port = Number(new URL(handle.url).port);
   try {
@@ -91,8 +80,7 @@ async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Pro
     if (given) {
       ctx.log.warn('MCP streamable HTTP on %s (answers %s; bearer token from %s)', handle.url, handle.door.describe(), HTTP_TOKEN_ENV);
     } else {
-      // Written before it is printed: whoever reads the line can find the file at once.
-      const written = await writeSecretFile(app, tokenFileName(port), token);
+      const written = await writeTokenFile(app.stateDir, port, token);
       ctx.log.warn('MCP streamable HTTP on %s (answers %s)', handle.url, handle.door.describe());
       ctx.log.warn('bearer token (new each start, also in %s): %s', written, token);
       ctx.log.warn('add it: claude mcp add --transport http localagents %s --header "Authorization: Bearer $(cat %s)"', handle.url, written);
@@ -100,8 +88,7 @@ async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Pro
     await untilSignal();
   } finally {
     await handle.close();
-    // A dead server's token opens nothing; its file would only keep its port on the sessions' deny list.
-    if (!given) await rm(join(app.stateDir, tokenFileName(port)), { force: true });
+    if (!given) await removeTokenFile(app.stateDir, port);
   }
 }
 

@@ -12,14 +12,14 @@ import { lstat, mkdir, readdir, readFile, symlink, utimes, writeFile } from 'nod
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/config/file-lock.js';
+import { withFileLock } from '../../src/coord/file-lock.js';
 import { loadConfig } from '../../src/config/load.js';
 import { upsertSidecarEntry } from '../../src/config/sidecar.js';
 import { formatIdentity, processStartTime, selfIdentity } from '../../src/coord/process-identity.js';
-import { makeTempDir, type TempDir } from './temp-dir.js';
+import { makeTempDir, type TempDir } from '../config/temp-dir.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHILD = fileURLToPath(new URL('./upsert-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../config/upsert-child.ts', import.meta.url));
 
 let tmp: TempDir;
 let lock: string;

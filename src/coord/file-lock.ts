@@ -10,11 +10,10 @@
  */
 import { link, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
-import { formatIdentity, isAlive, parseIdentity, sameProcess, selfIdentity } from '../coord/process-identity.js';
-import { LocalAgentsError } from '../errors.js';
-import { isErrno } from './locate.js';
-import { readRegularFile } from '../coord/regular-file.js';
+import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
+import { formatIdentity, isAlive, parseIdentity, sameProcess, selfIdentity } from './process-identity.js';
+import { LocalAgentsError, isErrno } from '../errors.js';
+import { readRegularFile } from './regular-file.js';
 
 export interface FileLockOptions {
   /** Give up after this long (default 30 s). */

@@ -6,9 +6,9 @@
 import { readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/config/file-lock.js';
+import { withFileLock } from '../../src/coord/file-lock.js';
 import { LocalAgentsError } from '../../src/errors.js';
-import { makeTempDir, type TempDir } from './temp-dir.js';
+import { makeTempDir, type TempDir } from '../config/temp-dir.js';
 
 let tmp: TempDir;
 let lock: string;

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../src/jobs/job-record.js';
+import { watchRecord } from '../../src/jobs/other-process-jobs.js';
+import { createLogger } from '../../src/log.js';
+
+describe("another process's job", () => {
+  it('is re-read until it has finished', async () => {
+    const statuses: JobRecord['status'][] = ['running', 'running', 'succeeded'];
+    let reads = 0;
+    const get = (): Promise<JobRecord> => Promise.resolve({ id: 'j', status: statuses[Math.min(reads++, 2)] } as JobRecord);
+    const record = await watchRecord({ stateDir: '/nonexistent', log: createLogger('error', () => undefined), get }, 'j', Date.now() + 10_000);
+    expect(record.status).toBe('succeeded');
+    expect(reads).toBe(3);
+  });
+
+  it('is returned as it stands when the deadline passes first', async () => {
+    const get = (): Promise<JobRecord> => Promise.resolve({ id: 'j', status: 'running' } as JobRecord);
+    const started = Date.now();
+    const record = await watchRecord({ stateDir: '/nonexistent', log: createLogger('error', () => undefined), get }, 'j', started + 300);
+    expect(record.status).toBe('running');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
