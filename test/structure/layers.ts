@@ -3,7 +3,9 @@
 //
 // The brief's bottom layer {coord, log, errors} is split in two: `errors` is a leaf every layer uses, coord's
 // file lock among them. `net` (the loopback front door, tokens) and `secrets` (redaction) are leaves too —
-// they import nothing from src/ and are used from the edges down to `log`, which redacts through `secrets`.
+// they import nothing from src/ and are used from the edges down to `log`, which redacts through `secrets`;
+// `printable` (server text made safe for a terminal or a YAML scalar) is another such leaf. `path-errors` words
+// filesystem errors on state and config paths for every layer above it, and needs only `errors`.
 export const LAYERS: readonly (readonly string[])[] = [
   ['main'],
   ['cli'],
@@ -14,5 +16,6 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['backends'],
   ['config'],
   ['coord', 'log'],
-  ['errors', 'net', 'secrets'],
+  ['path-errors'],
+  ['errors', 'net', 'secrets', 'printable'],
 ];
