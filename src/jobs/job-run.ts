@@ -27,6 +27,7 @@ import { deniedFrontDoors, httpFrontDoorPorts } from '../mcp/http-registry.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
 import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile } from './pinned-settings.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
+import { openJobSandbox } from './sandbox/job-sandbox.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
 /** Why we stopped a session ourselves: cancel_job, timeout_s, or the server shutting down. */
@@ -214,13 +215,16 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   }
   const claude = deps.claudeExecutable ? { path: deps.claudeExecutable, source: 'given' as const } : findClaudeCode({ configured: job.settings.claudeCodePath, env: deps.parentEnv });
   if (claude !== undefined) update({ claude_code: { path: claude.path, source: claude.source } });
+  const sandbox = await openJobSandbox({ settings: job.settings, workDir: job.workDir, tree: job.worktree?.path ?? job.workDir, sessionEnv, stateDir: deps.stateDir, claudePath: claude?.path });
+  update({ sandbox: sandbox.record() });
+  if (sandbox.problem !== undefined) line(`not started: ${sandbox.problem}`);
   let settingsFile: Awaited<ReturnType<typeof writeSettingsFile>> | undefined;
   let sessionError: unknown = claude === undefined ? new Error(NO_CLAUDE_CODE) : undefined;
   // Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody).
   let lastStderr: string | undefined;
   try {
-    settingsFile = await writeSettingsFile(pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))));
-    if (claude !== undefined) await runClaudeSession({
+    settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings });
+    if (claude !== undefined && sandbox.problem === undefined) await runClaudeSession({
       prompt: job.task,
       cwd: job.workDir,
       env: sessionEnv,
@@ -248,7 +252,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       onMessage: (message: SDKMessage) => {
         events.write(`${redactSecrets(JSON.stringify(message))}\n`);
         if (message.type === 'system' && message.subtype === 'init' && job.record.claude_code) update({ claude_code: { ...job.record.claude_code, version: message.claude_code_version } });
-        for (const l of observe(progress, message)) line(l);
+        for (const l of [...observe(progress, message), ...sandbox.watch(message)]) line(l);
         syncProgress();
         scheduleSave();
       },
@@ -258,11 +262,15 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   } finally {
     clearTimeout(timer);
     await settingsFile?.remove().catch(() => undefined);
+    await sandbox.dispose().catch(() => undefined);
   }
 
   let status: JobStatus;
   let error: string | undefined;
-  if (job.stopReason === 'cancelled') {
+  if (sandbox.problem !== undefined) {
+    status = 'failed';
+    error = sandbox.problem;
+  } else if (job.stopReason === 'cancelled') {
     status = 'cancelled';
     error = 'cancelled on request';
   } else if (job.stopReason === 'shutdown') {
@@ -314,6 +322,8 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     metrics: before && after ? metricsDelta(before, after) : undefined,
     worktree,
     warnings,
+    sandbox: sandbox.record(),
+    ...(sandbox.problem === undefined ? {} : { error_code: 'sandbox_unavailable' }),
   });
   await Promise.all([requestLog.close(), closeStream(transcript), closeStream(events)]);
   await flush();

@@ -1,0 +1,88 @@
+/**
+ * Can Claude Code's sandbox run for a job here? Asked before a sandboxed job
+ * starts (and by doctor), so a job never runs unsandboxed by surprise: what is
+ * missing, how to install it, or how to turn the sandbox off, in one message.
+ * Claude Code's own `failIfUnavailable` is the second wall, for what only it
+ * can see (a kernel without user namespaces, say).
+ */
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { claudeVersion } from '../claude-binary.js';
+
+/**
+ * The first Claude Code that reads `sandbox.failIfUnavailable` (2.1.83, its changelog): an older one
+ * with a missing bubblewrap only warns and runs Bash unsandboxed.
+ */
+export const MIN_SANDBOX_VERSION = [2, 1, 83] as const;
+
+export const TURN_OFF = 'or, if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml: defaults: { sandbox: { enabled: false } }';
+export const INSTALL = 'install them: sudo apt-get install bubblewrap socat (Debian, Ubuntu), sudo dnf install bubblewrap socat (Fedora), sudo pacman -S bubblewrap socat (Arch)';
+
+export interface PreflightInput {
+  readonly platform: NodeJS.Platform;
+  /** The PATH the session gets: Claude Code looks bwrap and socat up on it. */
+  readonly path: string | undefined;
+  readonly claudePath: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+function onPath(name: string, path: string | undefined): boolean {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
+}
+
+/** The platform pieces Claude Code's sandbox needs that this machine lacks (empty: all there). */
+export function missingPieces(platform: NodeJS.Platform, path: string | undefined): string[] {
+  if (platform === 'linux') return [['bwrap', 'bubblewrap (bwrap)'], ['socat', 'socat']].filter(([bin]) => !onPath(bin ?? '', path)).map(([, what]) => what ?? '');
+  if (platform === 'darwin') return onPath('sandbox-exec', '/usr/bin') ? [] : ['sandbox-exec (part of macOS)'];
+  return [`a sandbox for ${platform} (Claude Code sandboxes Bash on Linux and macOS only)`];
+}
+
+function parseVersion(text: string): number[] | undefined {
+  const m = /(\d+)\.(\d+)\.(\d+)/.exec(text);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+}
+
+function older(v: readonly number[], min: readonly number[]): boolean {
+  for (let i = 0; i < min.length; i++) {
+    const a = v[i] ?? 0;
+    const b = min[i] ?? 0;
+    if (a !== b) return a < b;
+  }
+  return false;
+}
+
+const versions = new Map<string, Promise<string>>();
+
+/** Undefined when the sandbox can run; else the one message the job fails with. */
+export async function sandboxProblem(input: PreflightInput): Promise<string | undefined> {
+  const missing = missingPieces(input.platform, input.path);
+  if (missing.length > 0) {
+    const fix = input.platform === 'linux' ? `${INSTALL}, ${TURN_OFF}` : `run localagents on Linux or macOS, ${TURN_OFF}`;
+    return `the sandbox cannot run: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing${input.platform === 'linux' ? ' (not on PATH)' : ''} — ${fix}`;
+  }
+  if (input.claudePath === undefined) return undefined; // no Claude Code at all: the job reports that itself
+  let text: string;
+  try {
+    const cached = versions.get(input.claudePath) ?? claudeVersion(input.claudePath, input.env);
+    versions.set(input.claudePath, cached);
+    text = await cached;
+  } catch (err) {
+    versions.delete(input.claudePath);
+    return `the sandbox cannot be checked: ${(err as Error).message} — fix defaults.claude_code_path, ${TURN_OFF}`;
+  }
+  const version = parseVersion(text);
+  const min = MIN_SANDBOX_VERSION.join('.');
+  if (version === undefined || older(version, MIN_SANDBOX_VERSION)) {
+    return `the sandbox cannot be trusted with ${input.claudePath} (${text || 'no version'}): Claude Code before ${min} runs Bash unsandboxed when the sandbox cannot start — use Claude Code ${min} or later (defaults.claude_code_path, or the one bundled with the Agent SDK), ${TURN_OFF}`;
+  }
+  return undefined;
+}

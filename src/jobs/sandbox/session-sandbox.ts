@@ -1,0 +1,92 @@
+/**
+ * The `sandbox` and `permissions` blocks a sandboxed job pins in Claude Code's
+ * flag settings layer (the `--settings` file), built from the job's policy and
+ * paths. Claude Code 2.1.332, measured (docs/sandbox.md):
+ *   - `allowUnsandboxedCommands: false` in the flag layer makes it ignore a
+ *     repository's `sandbox.enabled: false`, its `allowWrite`, `allowRead`,
+ *     `excludedCommands` and allowed domains; the model's dangerouslyDisableSandbox
+ *     is ignored too. `excludedCommands` from the flag layer still run outside.
+ *   - The sandbox binds Bash only. The file tools (Read, Write, Edit) go through
+ *     permissions: `blockWritesOutsideWorkingDirectories` keeps their writes in
+ *     the tree (no allow rule lifts it), Read deny rules hide the credentials.
+ *   - Bash gets its own network namespace: loopback (the shim, localagents' HTTP
+ *     front doors, model servers) is unreachable; other hosts go through Claude
+ *     Code's proxy, which with `strictAllowlist` refuses every host not listed.
+ *     Claude Code's own process is not sandboxed and still reaches the shim.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FlagSettings } from '../pinned-settings.js';
+import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
+import { gitWrites } from './git-writes.js';
+import type { SandboxPolicy } from './policy.js';
+
+export interface SandboxJobInput {
+  readonly policy: SandboxPolicy;
+  /** Where the session runs: the worktree (or the cwd for isolation none). */
+  readonly workDir: string;
+  /** The whole tree the job owns (a worktree job's cwd may be a folder inside it). */
+  readonly tree: string;
+  readonly home: string;
+  /** The session's environment: secret-looking names in it are unset for Bash. */
+  readonly sessionEnv: Readonly<Record<string, string>>;
+  readonly stateDir: string;
+  /** models.yaml and its sidecar: they hold keys. */
+  readonly configFiles: readonly string[];
+  /** Every endpoint's api_key_env. */
+  readonly keyVariables: readonly string[];
+}
+
+export interface PreparedSandbox {
+  /** Merged into the pinned flag settings. */
+  readonly settings: Pick<FlagSettings, 'sandbox' | 'permissions'>;
+  /** Added to the session's environment: Claude Code's temp folder, private to this job. */
+  readonly env: Record<string, string>;
+  readonly tempDir: string;
+  /** Removes the private temp folder (nothing of the job's work lives there). */
+  dispose(): Promise<void>;
+}
+
+/** Paths hidden from Bash and the file tools: the credential list, the config files, the state directory but the worktrees. */
+async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
+  const state = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').map((name) => join(input.stateDir, name));
+  const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
+  const claude = claudeDir === undefined ? [] : [join(claudeDir, '.credentials.json'), join(claudeDir, '.claude.json')];
+  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, ...state])];
+}
+
+function hiddenVariables(input: SandboxJobInput): string[] {
+  const named = Object.keys(input.sessionEnv).filter((k) => SECRET_NAME.test(k));
+  return [...new Set([...SECRET_VARIABLES.map((v) => v.name), ...input.keyVariables, ...named])];
+}
+
+export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSandbox> {
+  const { policy } = input;
+  const tempDir = await mkdtemp(join(tmpdir(), 'localagents-job-'));
+  const git = await gitWrites(input.workDir);
+  const hidden = await hiddenPaths(input);
+  const settings: PreparedSandbox['settings'] = {
+    sandbox: {
+      enabled: true,
+      failIfUnavailable: true,
+      allowUnsandboxedCommands: false,
+      ...(policy.unsandboxedCommands.length > 0 ? { excludedCommands: [...policy.unsandboxedCommands] } : {}),
+      filesystem: {
+        allowWrite: [...new Set([input.tree, ...git.allowWrite, tempDir, ...policy.allowWrite])],
+        denyWrite: git.denyWrite,
+        denyRead: hidden,
+        ...(policy.allowRead.length > 0 ? { allowRead: [...policy.allowRead] } : {}),
+      },
+      network: { allowedDomains: [...policy.allowedDomains], strictAllowlist: true },
+      credentials: { envVars: hiddenVariables(input).map((name) => ({ name, mode: 'deny' as const })) },
+    },
+    permissions: {
+      blockWritesOutsideWorkingDirectories: true,
+      ...(git.gitEntry === undefined ? {} : { workingDirectoriesExclude: [git.gitEntry] }),
+      // `//` starts an absolute path in a permission rule; the folder and all below it.
+      deny: hidden.flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]),
+    },
+  };
+  return { settings, env: { CLAUDE_CODE_TMPDIR: tempDir }, tempDir, dispose: () => rm(tempDir, { recursive: true, force: true }) };
+}
