@@ -75,9 +75,10 @@ export async function sandboxProblem(input: PreflightInput): Promise<string | un
     const cached = versions.get(input.claudePath) ?? claudeVersion(input.claudePath, input.env);
     versions.set(input.claudePath, cached);
     text = await cached;
-  } catch (err) {
+  } catch {
+    // A Claude Code that cannot say its version will not start a session either: it reports that itself.
     versions.delete(input.claudePath);
-    return `the sandbox cannot be checked: ${(err as Error).message} — fix defaults.claude_code_path, ${TURN_OFF}`;
+    return undefined;
   }
   const version = parseVersion(text);
   const min = MIN_SANDBOX_VERSION.join('.');

@@ -32,3 +32,15 @@ export function sandboxRecord(policy: SandboxPolicy, tally?: SandboxTally): Sand
     ...(tally === undefined ? {} : { refusals: tally.refusals, violations: tally.violations }),
   };
 }
+
+/** One line for job summaries (MCP text and the CLI alike). */
+export function describeSandboxRecord(s: SandboxRecord): string {
+  if (!s.enabled) return 'off (defaults.sandbox.enabled: false in models.yaml): Bash ran as you';
+  const parts = [s.strict ? 'on, strict (asked by the caller)' : 'on'];
+  if (s.allow_write.length > 0) parts.push(`extra writable: ${s.allow_write.join(', ')}`);
+  if (s.allow_read.length > 0) parts.push(`extra readable: ${s.allow_read.join(', ')}`);
+  parts.push(s.allowed_domains.length > 0 ? `hosts: ${s.allowed_domains.join(', ')}` : 'no network hosts');
+  if (s.unsandboxed_commands.length > 0) parts.push(`unsandboxed commands: ${s.unsandboxed_commands.join(', ')}`);
+  if (s.refusals !== undefined) parts.push(`${s.refusals} refusal${s.refusals === 1 ? '' : 's'} (${s.violations ?? 0} reported by Claude Code; each is a "sandbox refused:" line in the transcript)`);
+  return parts.join('; ');
+}
