@@ -5,6 +5,8 @@
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
+import { describePolicy, sandboxPolicy } from '../jobs/sandbox/policy.js';
+import { sandboxProblem } from '../jobs/sandbox/preflight.js';
 import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
 
@@ -58,11 +60,20 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
       checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }
   }
+  if (config) {
+    const policy = sandboxPolicy(config.defaults.sandbox, undefined, env.HOME ?? '');
+    const problem = policy.enabled ? await sandboxProblem({ platform: process.platform, path: env.PATH, claudePath: claude?.path, env }) : undefined;
+    checks.push(
+      problem === undefined
+        ? { name: 'sandbox', ok: true, detail: describePolicy(policy), fixes: policy.enabled ? ['localagents doctor --self-test proves it: a sandboxed job\'s write outside its tree is refused'] : [] }
+        : { name: 'sandbox', ok: false, detail: `${problem.what}; delegated jobs refuse to start`, fixes: [...problem.fixes] },
+    );
+  }
   return checks;
 }
 
 export function formatChecks(checks: readonly Check[]): string {
   return checks
-    .map((c) => [`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`, ...c.fixes.map((f) => `     fix: ${f}`)].join('\n'))
+    .map((c) => [`${c.ok ? (c.warn ? 'warn' : 'ok  ') : 'FAIL'} ${c.name}: ${c.detail}`, ...c.fixes.map((f) => `     fix: ${f}`)].join('\n'))
     .join('\n');
 }

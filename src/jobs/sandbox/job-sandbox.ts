@@ -6,7 +6,7 @@
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { homedir } from 'node:os';
 import type { JobSettings } from '../run-request.js';
-import { sandboxProblem } from './preflight.js';
+import { problemText, sandboxProblem } from './preflight.js';
 import { sandboxRecord, type SandboxRecord } from './record.js';
 import { newTally, watchRefusals } from './refusals.js';
 import { prepareSandbox, type PreparedSandbox } from './session-sandbox.js';
@@ -45,7 +45,7 @@ export async function openJobSandbox(input: JobSandboxInput): Promise<JobSandbox
   };
   if (!policy.enabled) return off;
   const problem = await sandboxProblem({ platform: process.platform, path: input.sessionEnv.PATH, claudePath: input.claudePath, env: input.sessionEnv });
-  if (problem !== undefined) return { ...off, problem };
+  if (problem !== undefined) return { ...off, problem: problemText(problem) };
   const prepared = await prepareSandbox({
     policy,
     workDir: input.workDir,

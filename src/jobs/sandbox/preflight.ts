@@ -15,8 +15,8 @@ import { claudeVersion } from '../claude-binary.js';
  */
 export const MIN_SANDBOX_VERSION = [2, 1, 83] as const;
 
-export const TURN_OFF = 'or, if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml: defaults: { sandbox: { enabled: false } }';
-export const INSTALL = 'install them: sudo apt-get install bubblewrap socat (Debian, Ubuntu), sudo dnf install bubblewrap socat (Fedora), sudo pacman -S bubblewrap socat (Arch)';
+export const TURN_OFF = 'if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml: defaults: { sandbox: { enabled: false } }';
+export const INSTALL = 'install bubblewrap and socat: sudo apt-get install bubblewrap socat (Debian, Ubuntu), sudo dnf install bubblewrap socat (Fedora), sudo pacman -S bubblewrap socat (Arch)';
 
 export interface PreflightInput {
   readonly platform: NodeJS.Platform;
@@ -60,30 +60,43 @@ function older(v: readonly number[], min: readonly number[]): boolean {
   return false;
 }
 
-const versions = new Map<string, Promise<string>>();
+export interface SandboxProblem {
+  /** What is wrong ("bubblewrap (bwrap) is missing"). */
+  readonly what: string;
+  /** What to do, each on its own. */
+  readonly fixes: readonly string[];
+}
 
-/** Undefined when the sandbox can run; else the one message the job fails with. */
-export async function sandboxProblem(input: PreflightInput): Promise<string | undefined> {
+/** The one message a job fails with. */
+export function problemText(p: SandboxProblem): string {
+  return `${p.what} — ${p.fixes.join('; ')}`;
+}
+
+/** Undefined when the sandbox can run; else what is missing and how to fix it. */
+export async function sandboxProblem(input: PreflightInput): Promise<SandboxProblem | undefined> {
   const missing = missingPieces(input.platform, input.path);
   if (missing.length > 0) {
-    const fix = input.platform === 'linux' ? `${INSTALL}, ${TURN_OFF}` : `run localagents on Linux or macOS, ${TURN_OFF}`;
-    return `the sandbox cannot run: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing${input.platform === 'linux' ? ' (not on PATH)' : ''} — ${fix}`;
+    const where = input.platform === 'linux' ? ' (not on PATH)' : '';
+    return {
+      what: `the sandbox cannot run: ${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing${where}`,
+      fixes: [input.platform === 'linux' ? INSTALL : 'run localagents on Linux or macOS', TURN_OFF],
+    };
   }
   if (input.claudePath === undefined) return undefined; // no Claude Code at all: the job reports that itself
   let text: string;
   try {
-    const cached = versions.get(input.claudePath) ?? claudeVersion(input.claudePath, input.env);
-    versions.set(input.claudePath, cached);
-    text = await cached;
+    text = await claudeVersion(input.claudePath, input.env);
   } catch {
     // A Claude Code that cannot say its version will not start a session either: it reports that itself.
-    versions.delete(input.claudePath);
     return undefined;
   }
   const version = parseVersion(text);
   const min = MIN_SANDBOX_VERSION.join('.');
   if (version === undefined || older(version, MIN_SANDBOX_VERSION)) {
-    return `the sandbox cannot be trusted with ${input.claudePath} (${text || 'no version'}): Claude Code before ${min} runs Bash unsandboxed when the sandbox cannot start — use Claude Code ${min} or later (defaults.claude_code_path, or the one bundled with the Agent SDK), ${TURN_OFF}`;
+    return {
+      what: `the sandbox cannot be trusted with ${input.claudePath} (${text || 'no version'}): Claude Code before ${min} runs Bash unsandboxed when the sandbox cannot start`,
+      fixes: [`use Claude Code ${min} or later (defaults.claude_code_path, or the one bundled with the Agent SDK)`, TURN_OFF],
+    };
   }
   return undefined;
 }
