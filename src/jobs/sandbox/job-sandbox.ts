@@ -5,6 +5,7 @@
  */
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { homedir } from 'node:os';
+import { settingsFiles } from '../pinned-settings.js';
 import type { JobSettings } from '../run-request.js';
 import { problemText, sandboxProblem } from './preflight.js';
 import { sandboxRecord, type SandboxRecord } from './record.js';
@@ -55,6 +56,7 @@ export async function openJobSandbox(input: JobSandboxInput): Promise<JobSandbox
     stateDir: input.stateDir,
     configFiles: input.settings.secrets.files,
     keyVariables: input.settings.secrets.variables,
+    repoSettings: settingsFiles(input.workDir, input.settings.settingSources.filter((s) => s !== 'user'), input.sessionEnv),
   });
   Object.assign(input.sessionEnv, prepared.env);
   return {

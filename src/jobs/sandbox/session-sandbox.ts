@@ -16,11 +16,11 @@
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FlagSettings } from '../pinned-settings.js';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
 import { gitWrites } from './git-writes.js';
-import type { SandboxPolicy } from './policy.js';
+import { expandHome, type SandboxPolicy } from './policy.js';
 
 export interface SandboxJobInput {
   readonly policy: SandboxPolicy;
@@ -36,6 +36,8 @@ export interface SandboxJobInput {
   readonly configFiles: readonly string[];
   /** Every endpoint's api_key_env. */
   readonly keyVariables: readonly string[];
+  /** The repository's own settings files the session loads (project, local). */
+  readonly repoSettings: readonly string[];
 }
 
 export interface PreparedSandbox {
@@ -56,6 +58,31 @@ async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
   return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, ...state])];
 }
 
+/**
+ * Folders a repository's settings make working directories (permissions.additionalDirectories): measured with
+ * 2.1.332, the file tools then write there despite blockWritesOutsideWorkingDirectories. An Edit deny rule from
+ * the flag layer wins over that, so each one outside the tree gets one.
+ */
+async function repoWorkingDirectories(input: SandboxJobInput): Promise<string[]> {
+  const found: string[] = [];
+  for (const file of input.repoSettings) {
+    const permissions = (await readSettingsJson(file))?.permissions;
+    const dirs = typeof permissions === 'object' && permissions !== null ? (permissions as { additionalDirectories?: unknown }).additionalDirectories : undefined;
+    if (!Array.isArray(dirs)) continue;
+    for (const dir of dirs) {
+      if (typeof dir !== 'string' || dir === '') continue;
+      const path = resolve(input.workDir, expandHome(dir, input.home));
+      if (!inside(input.tree, path)) found.push(path);
+    }
+  }
+  return [...new Set(found)];
+}
+
+function inside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
 function hiddenVariables(input: SandboxJobInput): string[] {
   const named = Object.keys(input.sessionEnv).filter((k) => SECRET_NAME.test(k));
   return [...new Set([...SECRET_VARIABLES.map((v) => v.name), ...input.keyVariables, ...named])];
@@ -66,6 +93,7 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
   const tempDir = await mkdtemp(join(tmpdir(), 'localagents-job-'));
   const git = await gitWrites(input.workDir);
   const hidden = await hiddenPaths(input);
+  const unwritable = await repoWorkingDirectories(input);
   const settings: PreparedSandbox['settings'] = {
     sandbox: {
       enabled: true,
@@ -85,7 +113,7 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
       blockWritesOutsideWorkingDirectories: true,
       ...(git.gitEntry === undefined ? {} : { workingDirectoriesExclude: [git.gitEntry] }),
       // `//` starts an absolute path in a permission rule; the folder and all below it.
-      deny: hidden.flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]),
+      deny: [...hidden.flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]), ...unwritable.flatMap((p) => [`Edit(/${p})`, `Edit(/${p}/**)`])],
     },
   };
   return { settings, env: { CLAUDE_CODE_TMPDIR: tempDir }, tempDir, dispose: () => rm(tempDir, { recursive: true, force: true }) };
