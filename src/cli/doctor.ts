@@ -8,6 +8,8 @@ import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../
 import { describePolicy, sandboxPolicy } from '../jobs/sandbox/policy.js';
 import { sandboxProblem } from '../jobs/sandbox/preflight.js';
 import { describeSources } from '../registry/format-model-list.js';
+import { silentLogger } from '../log.js';
+import { proveSandbox } from '../selftest/sandbox-proof.js';
 import type { Stage } from '../selftest/self-test.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
@@ -65,9 +67,10 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     const problem = policy.enabled ? await sandboxProblem({ platform: process.platform, path: env.PATH, claudePath: claude?.path, env }) : undefined;
     checks.push(
       problem === undefined
-        ? { name: 'sandbox', ok: true, detail: describePolicy(policy), fixes: policy.enabled ? ['localagents doctor --self-test proves it: a sandboxed job\'s write outside its tree is refused'] : [] }
+        ? { name: 'sandbox', ok: true, detail: describePolicy(policy), fixes: [] }
         : { name: 'sandbox', ok: false, detail: `${problem.what}; delegated jobs refuse to start`, fixes: [...problem.fixes] },
     );
+    if (policy.enabled && problem === undefined && claude !== undefined) checks.push(await proveSandbox(env, claude.path, silentLogger)); // its job's own log lines would only repeat the check
   }
   return checks;
 }

@@ -53,7 +53,8 @@ const SELFTEST_RESULT = `Wrote ${SELFTEST_FILE}.`;
 /** Where the job's Bash tries to write, outside its worktree: the sandbox must refuse it. */
 const SANDBOX_PROOF = 'sandbox-escape.txt';
 const TASK = `Create ${SELFTEST_FILE} with a heading "localagents self-test" and one line saying who wrote it. Then report what you did.`;
-const PASSED_ON = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'USER', 'LOGNAME', 'SHELL', 'TZ'];
+/** What a throwaway session inherits of the caller's environment. */
+export const PASSED_ON = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'USER', 'LOGNAME', 'SHELL', 'TZ'];
 
 /** The whole registry, in memory: one endpoint, the scripted model as the default. */
 export function selfTestConfig(baseUrl: string, root: string, sandboxed: boolean): Config {
