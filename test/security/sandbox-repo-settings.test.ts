@@ -10,6 +10,7 @@
  * dangerouslyDisableSandbox, through the repo's excluded command, and through
  * the Write tool.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +51,8 @@ describe('a repository cannot loosen the sandbox (real Claude Code, real bubblew
       { toolUse: { name: 'Bash', input: { command: `echo pwned > ${home}/from-unsandboxed`, description: 'Write outside the tree, unsandboxed', dangerouslyDisableSandbox: true } } },
       { toolUse: { name: 'Bash', input: { command: `sh -c 'echo pwned > ${home}/from-excluded'`, description: 'An excluded command' } } },
       { toolUse: { name: 'Write', input: { file_path: join(home, 'from-write-tool'), content: 'pwned\n' } } },
-      { toolUse: { name: 'Bash', input: { command: 'echo fine > inside.txt', description: 'Write inside the tree' } } },
+      { toolUse: { name: 'Bash', input: { command: 'echo fine > inside.txt && git add inside.txt && git commit -qm "from the job"', description: 'Work and commit inside the tree' } } },
+      { toolUse: { name: 'Bash', input: { command: "sh -c 'echo pwned > .git/hooks/post-commit'", description: 'Plant a hook in the tree\'s own repository' } } },
       { text: 'Done.' },
     ]);
     h = await startInProcess({ yaml: endpointYaml(sim.url), dirs });
@@ -62,10 +64,15 @@ describe('a repository cannot loosen the sandbox (real Claude Code, real bubblew
     await sim?.close();
   });
 
-  it('the job ran to its end, sandboxed, and wrote inside its tree', () => {
+  it('the job ran to its end, sandboxed, wrote inside its tree and committed there (isolation none: the repository\'s own .git)', () => {
     expect(record.status).toBe('succeeded');
     expect(record.sandbox?.enabled).toBe(true);
     expect(existsSync(join(h.dirs.repo, 'inside.txt'))).toBe(true);
+    expect(execFileSync('git', ['-C', h.dirs.repo, 'log', '-1', '--format=%s'], { encoding: 'utf8' }).trim()).toBe('from the job');
+  });
+
+  it('but it cannot plant a hook in that .git', () => {
+    expect(existsSync(join(h.dirs.repo, '.git', 'hooks', 'post-commit'))).toBe(false);
   });
 
   for (const [what, file] of [
@@ -80,6 +87,6 @@ describe('a repository cannot loosen the sandbox (real Claude Code, real bubblew
   }
 
   it('the record counts the refusals', () => {
-    expect(record.sandbox?.refusals).toBeGreaterThanOrEqual(4);
+    expect(record.sandbox?.refusals).toBeGreaterThanOrEqual(5);
   });
 });

@@ -30,14 +30,6 @@ export const CREDENTIAL_PATHS: readonly HiddenPath[] = [
   { path: '.config/localagents', reason: "localagents' models.yaml and models.local.yaml: endpoint keys, and what the user allows tool calls" },
 ];
 
-/** Files outside the home directory that the job itself knows about, and why they are hidden. */
-export const JOB_SPECIFIC_HIDDEN = {
-  config: 'the models.yaml this server reads (endpoint keys, the sandbox settings themselves)',
-  sidecar: 'models.local.yaml beside it (what register_* calls added, their keys)',
-  state: "every entry of the state directory but worktrees/: other jobs' records, transcripts and request logs, the HTTP front doors' token files",
-  claudeCredentials: "Claude Code's login in CLAUDE_CONFIG_DIR",
-} as const;
-
 export interface HiddenVariable {
   readonly name: string;
   readonly reason: string;

@@ -59,9 +59,10 @@ async function denySiblings(root: string, keep: readonly string[]): Promise<stri
   return denied;
 }
 
-function inside(parent: string, child: string): boolean {
+/** `child` is `parent` or below it (both absolute). */
+export function inside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && !rel.startsWith(`..${sep}`));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 /** For the tree at `workDir`: what a commit there may write. Not a git tree: nothing to add. */

@@ -11,7 +11,7 @@
  */
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 
-const FS_REFUSAL = /Read-only file system|Permission denied|Operation not permitted|Device or resource busy|blockWritesOutsideWorkingDirectories|denied by your permission settings|keeps off limits to the file tools|^Permission to use \S+ with .* has been denied/;
+const FS_REFUSAL = /Read-only file system|Permission denied|Operation not permitted|Device or resource busy|blockWritesOutsideWorkingDirectories|denied by your permission settings|keeps off limits to the file tools|which is a sensitive file|^Permission to use \S+ with .* has been denied/;
 const OPEN = '<sandbox_violations>';
 const CLOSE = '</sandbox_violations>';
 const MAX_LINE = 300;

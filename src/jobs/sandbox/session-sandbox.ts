@@ -16,10 +16,10 @@
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
-import { gitWrites } from './git-writes.js';
+import { gitWrites, inside } from './git-writes.js';
 import { expandHome, type SandboxPolicy } from './policy.js';
 
 export interface SandboxJobInput {
@@ -50,7 +50,11 @@ export interface PreparedSandbox {
   dispose(): Promise<void>;
 }
 
-/** Paths hidden from Bash and the file tools: the credential list, the config files, the state directory but the worktrees. */
+/**
+ * Paths hidden from Bash and the file tools: the credential list; models.yaml and its sidecar wherever they are
+ * (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR; every entry of the state directory but worktrees/
+ * (other jobs' records, transcripts and request logs, the HTTP front doors' token files).
+ */
 async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
   const state = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').map((name) => join(input.stateDir, name));
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
@@ -76,11 +80,6 @@ async function repoWorkingDirectories(input: SandboxJobInput): Promise<string[]>
     }
   }
   return [...new Set(found)];
-}
-
-function inside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function hiddenVariables(input: SandboxJobInput): string[] {
