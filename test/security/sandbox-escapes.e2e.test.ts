@@ -58,6 +58,7 @@ function probeScript(p: { home: string; mainRepo: string; otherRepo: string; out
     `r write-main-branch sh -c 'git rev-parse HEAD > "${p.mainRepo}/.git/refs/heads/main.tmp" && mv "${p.mainRepo}/.git/refs/heads/main.tmp" "${p.mainRepo}/.git/refs/heads/main"'`,
     ...Object.entries(CREDENTIALS).map(([name, rel]) => `r read-${name} cat "${p.home}/${rel}"`),
     `r read-config cat "${p.config}"`,
+    `r read-sidecar cat "${p.config.replace(/models\.yaml$/, 'models.local.yaml')}"`,
     'r read-masked sh -c \'printf "%s" "$DEPLOY_TOKEN"\'',
     `r connect-loopback bash -c 'exec 3<>/dev/tcp/127.0.0.1/${p.port} && echo connected'`,
     `r start-localagents env -u LOCALAGENTS_JOB_ID ${process.execPath} ${BIN} --config "${p.config}" models`,
@@ -112,7 +113,7 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
   ]);
   const defaults = [`  sandbox:`, `    enabled: ${sandbox}`, `    allow_write: ["~/.cache/build-cache"]`].join('\n');
   const yaml = ['endpoints:', '  gpu:', `    base_url: ${sim.url}`, '    env:', '      CLAUDE_CODE_MAX_RETRIES: "3"', `      DEPLOY_TOKEN: ${SECRET}`, 'defaults:', defaults, ''].join('\n');
-  writeFileSync(join(dirs.root, 'models.local.yaml'), '# sidecar\n');
+  writeFileSync(join(dirs.root, '.config', 'localagents', 'models.local.yaml'), `# what register_* calls added; key ${SECRET}\n`);
   const h = await startInProcess({ yaml, dirs });
   try {
     const started = ok(await h.call('run_agent', { task: 'Do the chores.', isolation: 'worktree', wait_s: 100, timeout_s: 150 }));
@@ -154,6 +155,7 @@ const ESCAPES: ReadonlyArray<{ name: string; escaped: (run: Run) => boolean }> =
   { name: 'write-main-branch', escaped: (r) => attempt(r, 'write-main-branch').rc === 0 },
   ...Object.keys(CREDENTIALS).map((name) => ({ name: `read-${name}`, escaped: (r: Run) => attempt(r, `read-${name}`).out.includes(SECRET) })),
   { name: 'read-config', escaped: (r) => attempt(r, 'read-config').out.includes(SECRET) },
+  { name: 'read-sidecar', escaped: (r) => attempt(r, 'read-sidecar').out.includes(SECRET) },
   { name: 'read-masked', escaped: (r) => attempt(r, 'read-masked').out.includes(SECRET) },
   { name: 'connect-loopback', escaped: (r) => r.connections > 0 || attempt(r, 'connect-loopback').out.includes('connected') },
   { name: 'start-localagents', escaped: (r) => attempt(r, 'start-localagents').rc === 0 },
