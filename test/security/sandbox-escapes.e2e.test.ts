@@ -1,6 +1,6 @@
 /**
  * Issue 23: the local model's Bash stays inside its tree. Needs bubblewrap and
- * socat (Linux; CI installs them with apt) — without them this file fails, by design.
+ * socat (Linux; CI installs them with apt, and curl) — without them this file fails, by design.
  *
  * One worktree job with the real Claude Code and real bubblewrap: a scripted
  * model tries every escape class from its Bash (and two through the file tools),
@@ -10,6 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +48,7 @@ interface Run {
 }
 
 /** The probe the scripted model writes and runs: one line per attempt, "name rc=N output". */
-function probeScript(p: { home: string; mainRepo: string; otherRepo: string; outsideTmp: string; cache: string; port: number; config: string }): string {
+function probeScript(p: { home: string; mainRepo: string; otherRepo: string; outsideTmp: string; cache: string; port: number; registry: number; config: string }): string {
   const lines = [
     'r() { name=$1; shift; out=$("$@" 2>&1); rc=$?; printf "%s rc=%s %s\\n" "$name" "$rc" "$(printf "%s" "$out" | tr "\\n" " " | cut -c1-300)"; }',
     `r write-home sh -c 'echo pwned > "${p.home}/.bashrc-planted"'`,
@@ -61,12 +62,15 @@ function probeScript(p: { home: string; mainRepo: string; otherRepo: string; out
     `r read-sidecar cat "${p.config.replace(/models\.yaml$/, 'models.local.yaml')}"`,
     'r read-masked sh -c \'printf "%s" "$DEPLOY_TOKEN"\'',
     `r connect-loopback bash -c 'exec 3<>/dev/tcp/127.0.0.1/${p.port} && echo connected'`,
+    // Through Claude Code's proxy (--noproxy '' overrides the sandbox's no_proxy for loopback): a host not on the list.
+    `r connect-via-proxy curl -sS -m 10 --noproxy '' http://127.0.0.1:${p.port}/`,
     `r start-localagents env -u LOCALAGENTS_JOB_ID ${process.execPath} ${BIN} --config "${p.config}" models`,
     // The legitimate work.
     'r run-tests sh ./test.sh',
     'r commit sh -c \'git add notes.txt test.sh && git commit -qm "work from the job" && git log -1 --format=%s\'',
     `r write-cache sh -c 'echo cached > "${p.cache}/entry" && cat "${p.cache}/entry"'`,
     'r write-private-tmp sh -c \'echo scratch > "$TMPDIR/scratch" && cat "$TMPDIR/scratch"\'',
+    `r allowed-host curl -sS -m 10 --noproxy '' http://127.0.0.1:${p.registry}/`,
   ];
   return `${lines.join('\n')}\n`;
 }
@@ -91,8 +95,12 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
   });
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const port = (listener.address() as { port: number }).port;
+  // A package registry stand-in that defaults.sandbox.allowed_domains opens.
+  const registry = createHttpServer((_req, res) => res.end('registry ok'));
+  await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+  const registryPort = (registry.address() as { port: number }).port;
 
-  const script = probeScript({ home: dirs.root, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, port, config: dirs.config });
+  const script = probeScript({ home: dirs.root, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, port, registry: registryPort, config: dirs.config });
   sim.setScript([
     {
       toolUse: [
@@ -111,7 +119,7 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
     },
     { text: 'Done.' },
   ]);
-  const defaults = [`  sandbox:`, `    enabled: ${sandbox}`, `    allow_write: ["~/.cache/build-cache"]`].join('\n');
+  const defaults = [`  sandbox:`, `    enabled: ${sandbox}`, `    allow_write: ["~/.cache/build-cache"]`, `    allowed_domains: ["127.0.0.1:${registryPort}"]`].join('\n');
   const yaml = ['endpoints:', '  gpu:', `    base_url: ${sim.url}`, '    env:', '      CLAUDE_CODE_MAX_RETRIES: "3"', `      DEPLOY_TOKEN: ${SECRET}`, 'defaults:', defaults, ''].join('\n');
   writeFileSync(join(dirs.root, '.config', 'localagents', 'models.local.yaml'), `# what register_* calls added; key ${SECRET}\n`);
   const h = await startInProcess({ yaml, dirs });
@@ -136,6 +144,7 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
   } finally {
     await h.close();
     listener.close();
+    registry.close();
   }
 }
 
@@ -158,6 +167,8 @@ const ESCAPES: ReadonlyArray<{ name: string; escaped: (run: Run) => boolean }> =
   { name: 'read-sidecar', escaped: (r) => attempt(r, 'read-sidecar').out.includes(SECRET) },
   { name: 'read-masked', escaped: (r) => attempt(r, 'read-masked').out.includes(SECRET) },
   { name: 'connect-loopback', escaped: (r) => r.connections > 0 || attempt(r, 'connect-loopback').out.includes('connected') },
+  // Claude Code's proxy answers a plain-HTTP request for a host not on the list itself.
+  { name: 'connect-via-proxy', escaped: (r) => !attempt(r, 'connect-via-proxy').out.includes('Connection blocked by network allowlist') },
   { name: 'start-localagents', escaped: (r) => attempt(r, 'start-localagents').rc === 0 },
   { name: 'file-tool-write-home', escaped: (r) => existsSync(join(r.dirs.root, '.profile-planted')) },
   { name: 'file-tool-read-ssh', escaped: (r) => r.toolResults.some((t) => t.includes(SECRET) && !t.includes('rc=')) },
@@ -180,8 +191,9 @@ describe('the sandbox keeps a worktree job\'s Bash inside its tree (real Claude 
 
   it('the sandboxed job succeeds and its record shows the sandbox it ran with', () => {
     expect(on.record.status).toBe('succeeded');
-    expect(on.record.sandbox).toMatchObject({ enabled: true, strict: false, allowed_domains: [], unsandboxed_commands: [] });
+    expect(on.record.sandbox).toMatchObject({ enabled: true, strict: false, unsandboxed_commands: [] });
     expect(on.record.sandbox?.allow_write).toEqual([on.cache]);
+    expect(on.record.sandbox?.allowed_domains).toEqual([expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
     expect(off.record.sandbox?.enabled).toBe(false);
   });
 
@@ -197,6 +209,7 @@ describe('the sandbox keeps a worktree job\'s Bash inside its tree (real Claude 
     expect(attempt(on, 'commit')).toEqual({ rc: 0, out: 'work from the job' });
     expect(attempt(on, 'write-cache')).toEqual({ rc: 0, out: 'cached' });
     expect(attempt(on, 'write-private-tmp')).toEqual({ rc: 0, out: 'scratch' });
+    expect(attempt(on, 'allowed-host')).toEqual({ rc: 0, out: 'registry ok' });
     const worktree = on.record.worktree?.path ?? '';
     expect(readFileSync(join(worktree, 'notes.txt'), 'utf8')).toBe('second draft\n');
     expect(execFileSync('git', ['-C', on.mainRepo, 'log', '-1', '--format=%s', on.record.worktree?.branch ?? ''], { encoding: 'utf8' }).trim()).toBe('work from the job');
@@ -212,6 +225,9 @@ describe('the sandbox keeps a worktree job\'s Bash inside its tree (real Claude 
     expect(refused.some((l) => l.includes('.bashrc-planted') && l.includes('Read-only file system'))).toBe(true);
     expect(refused.some((l) => l.includes('hooks/pre-commit'))).toBe(true);
     expect(on.record.sandbox?.refusals).toBe(refused.length);
+    // The blocked host is the one refusal Claude Code reports itself.
+    expect(refused.some((l) => /deny network-outbound 127\.0\.0\.1:\d+ \(host is not on the allow list\) \(reported by Claude Code\)/.test(l))).toBe(true);
+    expect(on.record.sandbox?.violations).toBe(1);
     expect(on.record.sandbox?.refusals).toBeGreaterThanOrEqual(6);
     expect(off.record.sandbox?.refusals).toBeUndefined();
   });
