@@ -17,7 +17,7 @@ import { FINISHED, type JobRecord } from '../jobs/job-record.js';
 import type { Logger } from '../log.js';
 import { SELFTEST_MODEL, startScriptedBackend, type ScriptedBackend } from './scripted-backend.js';
 import { makeThrowawayRepo } from './throwaway-repo.js';
-import { INSTALL, missingPieces, TURN_OFF } from '../jobs/sandbox/preflight.js';
+import { sandboxProblem } from '../jobs/sandbox/preflight.js';
 
 export interface Stage {
   readonly name: string;
@@ -127,9 +127,10 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
       return false;
     }
 
-    const missing = missingPieces(process.platform, options.env.PATH);
-    if (missing.length === 0) pass('sandbox', `${process.platform === 'linux' ? 'bubblewrap and socat found' : 'the platform sandbox is there'}; the job runs in Claude Code's sandbox`);
-    else warn('sandbox', `missing: ${missing.join(', ')} — this self-test runs its job unsandboxed, and delegated jobs refuse to start until it is installed`, [INSTALL, TURN_OFF]);
+    const problem = await sandboxProblem({ platform: process.platform, path: options.env.PATH, claudePath: claude, env: { PATH: options.env.PATH, HOME: dirs.home } });
+    const sandboxed = problem === undefined;
+    if (sandboxed) pass('sandbox', `${process.platform === 'linux' ? 'bubblewrap and socat found and working' : 'the platform sandbox is there'}; the job runs in Claude Code's sandbox`);
+    else warn('sandbox', `${problem.what} — this self-test runs its job unsandboxed, and delegated jobs refuse to start until that is fixed`, problem.fixes);
 
     try {
       await makeThrowawayRepo(dirs.repo);
@@ -142,7 +143,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     await Promise.all([dirs.home, dirs.claude, dirs.tmp].map((d) => mkdir(d, { recursive: true })));
     const env: Record<string, string | undefined> = { HOME: dirs.home, CLAUDE_CONFIG_DIR: dirs.claude, TMPDIR: dirs.tmp, LOCALAGENTS_STATE_DIR: dirs.state };
     for (const key of PASSED_ON) if (options.env[key] !== undefined) env[key] = options.env[key];
-    const config = selfTestConfig(backend.url, root, missing.length === 0);
+    const config = selfTestConfig(backend.url, root, sandboxed);
     app = createApp({ loadConfig: () => Promise.resolve(config), stateDir: dirs.state, cwd: dirs.repo, env, log: options.log, claudeExecutable: claude });
 
     const started = await app.jobs.start({ task: TASK, model: SELFTEST_MODEL, cwd: dirs.repo, isolation: 'worktree' });
@@ -166,7 +167,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
       fail('job succeeded', `${job.status}${job.error ? `: ${job.error}` : ''}`, [`read ${transcript} and ${app.store.paths(started.id).requests}`]);
     }
 
-    if (missing.length === 0) {
+    if (sandboxed) {
       const refused = job.sandbox?.refusals ?? 0;
       if (!(await exists(outside)) && refused > 0) pass('sandbox holds', `the job's Bash could not write ${outside} outside its worktree (${plural(refused, 'refusal')} in the transcript)`);
       else fail('sandbox holds', (await exists(outside)) ? `the job's Bash wrote ${outside}, outside its worktree` : 'the job never tried the write outside its tree', [`read ${transcript}`]);

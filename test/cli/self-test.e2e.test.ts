@@ -64,13 +64,25 @@ describe('doctor --self-test', { timeout: 120_000 }, () => {
     made.push(path);
     const result = await runCli(['doctor', '--self-test'], { cwd: REPO_ROOT, env: { PATH: path, HOME: tempDir('la-st-home-'), TMPDIR: tmp } });
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('warn sandbox: missing: bubblewrap (bwrap) — this self-test runs its job unsandboxed, and delegated jobs refuse to start until it is installed');
+    expect(result.stdout).toContain('warn sandbox: the sandbox cannot run: bubblewrap (bwrap) is missing (not on PATH) — this self-test runs its job unsandboxed, and delegated jobs refuse to start until that is fixed');
     expect(result.stdout).toContain('fix: install bubblewrap and socat: sudo apt-get install bubblewrap socat');
     expect(result.stdout).toContain('fix: if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml');
     expect(result.stdout).not.toContain('sandbox holds');
     expect(result.stdout).toMatch(/ok {3}job succeeded: 3 turns/);
     expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^self-test passed: /);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('with a bubblewrap that cannot make a sandbox (a container without user namespaces): passes, and says what bwrap said and what to change', async () => {
+    const tmp = tempDir('la-st-tmp-');
+    const bin = tempDir('la-st-bin-');
+    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const result = await runCli(['doctor', '--self-test'], { cwd: REPO_ROOT, env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: tempDir('la-st-home-'), TMPDIR: tmp } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`warn sandbox: the sandbox cannot run: bubblewrap cannot create one here (${bin}/bwrap: bwrap: No permissions to create new namespace)`);
+    expect(result.stdout).toContain('fix: allow unprivileged user namespaces');
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^self-test passed: /);
   });
 
   it('--json: one report a script can read', async () => {

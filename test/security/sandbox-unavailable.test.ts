@@ -5,7 +5,7 @@
  * stricter sandbox. The machine is one without bubblewrap as every process sees
  * it: a PATH that lacks bwrap (test/helpers/path-without.ts).
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/cli-process.js';
@@ -66,6 +66,27 @@ describe('a machine where the sandbox cannot run', { timeout: 120_000 }, () => {
       expect(record.sandbox).toMatchObject({ enabled: false });
       const result = await runCli(['--config', h.dirs.config, 'doctor'], { cwd: h.dirs.repo, env: baseEnv(h.dirs, { PATH: noBwrap }) });
       expect(result.stdout).toContain('ok   sandbox: off (defaults.sandbox.enabled: false): Bash runs as you, with your files and network');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a bubblewrap that cannot make a sandbox here (a container without user namespaces): the job fails before it starts, saying what bwrap said', async () => {
+    // A bwrap first on PATH that fails as the real one does where unprivileged user namespaces are off.
+    const dirs = makeDirs('la-sbx-userns-');
+    const bin = join(dirs.root, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2\nexit 1\n');
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const h = await startInProcess({ yaml: endpointYaml(sim.url), dirs, env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}` } });
+    try {
+      const record = ok(await h.call('run_agent', { task: 'Say hi.', wait_s: 60 }));
+      expect(record.status).toBe('failed');
+      expect(record.error_code).toBe('sandbox_unavailable');
+      expect(record.error).toContain(`the sandbox cannot run: bubblewrap cannot create one here (${bin}/bwrap: bwrap: No permissions to create new namespace`);
+      expect(record.error).toContain('allow unprivileged user namespaces');
+      expect(record.error).toContain(TURN_OFF);
+      expect(record.claude_pid).toBeUndefined();
     } finally {
       await h.close();
     }
