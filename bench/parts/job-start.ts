@@ -5,6 +5,8 @@
  * with a job's options (Claude Code in SDK mode, no localagents) — in turn,
  * same machine, same simulator. The simulator's request log (probe GETs
  * included) shows where localagents spends the time before Claude Code starts.
+ * run_agent runs twice over: with Claude Code's sandbox (the default) and with
+ * `defaults.sandbox.enabled: false`, each on its own server.
  */
 import { join, resolve } from 'node:path';
 import { DEFAULT_SYSTEM_PROMPT_APPEND } from '../../src/config/schema.js';
@@ -128,23 +130,28 @@ export async function startJobRig(configExtra = '', serverFlags: readonly string
 export async function measureJobStart(scale: number): Promise<{ tables: Table[]; targets: Target[]; notes: string[] }> {
   const n = Math.max(5, Math.round(10 * scale));
   const rig = await startJobRig('', process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${resolve('scratch', 'bench-profiles')}`] : []);
+  const unsandboxed = await startJobRig('defaults:\n  sandbox:\n    enabled: false\n');
   const agent: StartSample[] = [];
+  const agentOff: StartSample[] = [];
   const bare: StartSample[] = [];
   const sdk: StartSample[] = [];
   const variants = [
     () => viaBareClaude(rig.dirs, rig.sim).then((s) => bare.push(s)),
     () => viaRunAgent(rig.server, rig.sim).then((s) => agent.push(s)),
     () => viaSdkQuery(rig.dirs, rig.sim).then((s) => sdk.push(s)),
+    () => viaRunAgent(unsandboxed.server, unsandboxed.sim).then((s) => agentOff.push(s)),
   ];
   try {
     // One of each first, not counted: the first run of the 400 MB binary reads it from disk.
     await viaBareClaude(rig.dirs, rig.sim);
     await viaRunAgent(rig.server, rig.sim);
     await viaSdkQuery(rig.dirs, rig.sim);
+    await viaRunAgent(unsandboxed.server, unsandboxed.sim);
     // Rotate which goes first so none always follows the same one's exit.
     for (let i = 0; i < n; i++) for (const run of rotate(variants, i)) await run();
   } finally {
     await rig.close();
+    await unsandboxed.close();
   }
   const f = (xs: readonly number[]): string => formatSpread(spread(xs), 0);
   // Judged on the difference of medians: one slow Claude Code start (±300 ms on a busy 2-core box) moves a paired difference, not a median.
@@ -152,7 +159,16 @@ export async function measureJobStart(scale: number): Promise<{ tables: Table[];
   const added = first(agent) - first(bare);
   const paired = spread(agent.map((a, i) => a.firstRequest - (bare[i]?.firstRequest ?? Number.NaN)));
   const addedOverSdk = first(agent) - first(sdk);
-  const spawnToFirst = agent.map((a) => a.firstRequest - (a.lastGet ?? 0));
+  const sandboxCost = first(agent) - first(agentOff);
+  const agentRow = (name: string, xs: readonly StartSample[]): string[] => [
+    name,
+    f(xs.map((a) => a.firstRequest)),
+    f(xs.map((a) => a.answered ?? Number.NaN)),
+    f(xs.map((a) => a.firstGet ?? Number.NaN)),
+    f(xs.map((a) => a.lastGet ?? Number.NaN)),
+    f(xs.map((a) => a.firstRequest - (a.lastGet ?? 0))),
+    f(xs.map((a) => a.gets ?? Number.NaN)),
+  ];
   return {
     tables: [
       {
@@ -161,15 +177,8 @@ export async function measureJobStart(scale: number): Promise<{ tables: Table[];
         rows: [
           ['bare claude -p', f(bare.map((b) => b.firstRequest)), '—', '—', '—', '—', '—'],
           ['Agent SDK query(), job options, no localagents', f(sdk.map((b) => b.firstRequest)), '—', '—', '—', '—', '—'],
-          [
-            'run_agent (MCP stdio)',
-            f(agent.map((a) => a.firstRequest)),
-            f(agent.map((a) => a.answered ?? Number.NaN)),
-            f(agent.map((a) => a.firstGet ?? Number.NaN)),
-            f(agent.map((a) => a.lastGet ?? Number.NaN)),
-            f(spawnToFirst),
-            f(agent.map((a) => a.gets ?? Number.NaN)),
-          ],
+          agentRow('run_agent (MCP stdio), sandboxed (default)', agent),
+          agentRow('run_agent (MCP stdio), defaults.sandbox.enabled: false', agentOff),
         ],
       },
     ],
@@ -181,6 +190,7 @@ export async function measureJobStart(scale: number): Promise<{ tables: Table[];
         met: added <= 100,
       },
       { what: 'run_agent → first request, added over the SDK query() alone (what localagents itself adds)', measured: `${addedOverSdk.toFixed(0)} ms`, target: 'report', met: undefined },
+      { what: 'run_agent → first request, sandboxed minus unsandboxed (difference of medians)', measured: `${sandboxCost.toFixed(0)} ms`, target: 'report', met: undefined },
     ],
     notes: [
       'GETs are the probes (/props, /slots, /v1/models, /metrics) and the metrics snapshot localagents makes before spawning Claude Code; "last GET → first request" is spawn plus Claude Code start-up through the Agent SDK.',

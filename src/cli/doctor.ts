@@ -8,7 +8,11 @@ import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
 import { looseMode } from '../coord/private-files.js';
 import { printable } from '../printable.js';
+import { describePolicy, sandboxPolicy } from '../jobs/sandbox/policy.js';
+import { sandboxProblem } from '../jobs/sandbox/preflight.js';
 import { describeSources } from '../registry/format-model-list.js';
+import { silentLogger } from '../log.js';
+import { proveSandbox } from '../selftest/sandbox-proof.js';
 import type { Stage } from '../selftest/self-test.js';
 import { configuredClaudeProblem, readinessChecks, stateDirCheck } from './doctor-readiness.js';
 
@@ -79,11 +83,21 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
       checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }
   }
+  if (config) {
+    const policy = sandboxPolicy(config.defaults.sandbox, undefined, env.HOME ?? '');
+    const problem = policy.enabled ? await sandboxProblem({ platform: process.platform, path: env.PATH, claudePath: claude?.path, env }) : undefined;
+    checks.push(
+      problem === undefined
+        ? { name: 'sandbox', ok: true, detail: describePolicy(policy), fixes: [] }
+        : { name: 'sandbox', ok: false, detail: `${problem.what}; delegated jobs refuse to start`, fixes: [...problem.fixes] },
+    );
+    if (policy.enabled && problem === undefined && claude !== undefined) checks.push(await proveSandbox(env, claude.path, silentLogger)); // its job's own log lines would only repeat the check
+  }
   return checks;
 }
 
 export function formatChecks(checks: readonly Check[]): string {
   return checks
-    .map((c) => [`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`, ...c.fixes.map((f) => `     fix: ${f}`)].join('\n'))
+    .map((c) => [`${c.ok ? (c.warn ? 'warn' : 'ok  ') : 'FAIL'} ${c.name}: ${c.detail}`, ...c.fixes.map((f) => `     fix: ${f}`)].join('\n'))
     .join('\n');
 }

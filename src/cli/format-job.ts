@@ -2,6 +2,7 @@
  * How the CLI shows jobs to a person: the one-screen report after a run, the
  * `show` page and the `jobs` table. Pure: records in, text out.
  */
+import { describeSandboxRecord } from '../jobs/sandbox/record.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
@@ -84,6 +85,7 @@ export function jobDetails(record: JobRecord, paths: JobPaths): string {
     ['endpoint', record.model.endpoint_reason],
     ['menu entry', record.model.menu_entry],
     ['settings from', record.setting_sources?.join(', ')],
+    ['sandbox', record.sandbox ? describeSandboxRecord(record.sandbox) : undefined],
     ['context', record.model.context !== undefined ? `${record.model.context} tokens (${record.model.context_source ?? '?'})` : undefined],
     ['cache', record.metrics?.cache_hit_ratio !== undefined ? `${Math.round(record.metrics.cache_hit_ratio * 100)}% of prompt tokens reused (server-wide counters)` : undefined],
     ['transcript', paths.transcript],

@@ -4,6 +4,7 @@
  * setting the user believes is on.
  */
 import { z } from 'zod';
+import { sandboxSchema } from './sandbox-schema.js';
 
 export const BACKENDS = ['llama.cpp', 'vllm', 'ollama', 'other'] as const;
 export type BackendKind = (typeof BACKENDS)[number];
@@ -117,6 +118,8 @@ export const defaultsSchema = z.strictObject({
   worktree_caches: z.array(z.string().regex(/^[^/\\]+$/, 'must be a file or folder name, not a path')).default([...DEFAULT_WORKTREE_CACHES]),
   /** The Claude Code executable for sessions; unset: the Agent SDK's, the one that started localagents, then `claude` on PATH. */
   claude_code_path: z.string().min(1).refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'an absolute path').optional(),
+  /** Claude Code's sandbox around each session's Bash (src/config/sandbox-schema.ts). */
+  sandbox: sandboxSchema.default(sandboxSchema.parse({})),
 });
 
 export const configFileSchema = z.strictObject({

@@ -25,6 +25,8 @@ export interface RunEnd {
   /** Claude Code says why it refused to start only on stderr ("exited with code 1" alone helps nobody). */
   readonly lastStderr?: string | undefined;
   readonly lastBackendError: BackendErrorEvent | undefined;
+  /** The sandbox the user asked for cannot run here: the session was never started. */
+  readonly sandboxProblem?: string;
 }
 
 export interface FinalStatus {
@@ -33,6 +35,7 @@ export interface FinalStatus {
 }
 
 function statusOf(end: RunEnd): FinalStatus {
+  if (end.sandboxProblem !== undefined) return { status: 'failed', error: end.sandboxProblem };
   if (end.stopReason === 'cancelled') return { status: 'cancelled', error: 'cancelled on request' };
   if (end.stopReason === 'shutdown') return { status: 'interrupted', error: 'the localagents server shut down while the job ran; it can be resumed' };
   if (end.stopReason === 'timeout') return { status: 'timeout', error: `stopped after timeout_s=${end.timeoutS} s` };

@@ -4,6 +4,7 @@
  * damaged by hand is reported, not trusted.
  */
 import { z } from 'zod';
+import { sandboxRecordSchema } from './sandbox/record.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timeout', 'interrupted'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -148,6 +149,8 @@ export const jobRecordSchema = z.object({
   claude_code: z.object({ path: z.string(), source: z.string(), version: z.string().optional() }).optional(),
   /** Claude Code settings sources the session loads (defaults.setting_sources). */
   setting_sources: z.array(z.string()).optional(),
+  /** Claude Code's sandbox around the session's Bash: policy, escape hatches, refusals. */
+  sandbox: sandboxRecordSchema.optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** Start-time token of that process, so a reused PID is never signalled. */

@@ -26,6 +26,7 @@ import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFile
 import { createRunTracker, type RunTracker } from './run-tracker.js';
 import type { JobSettings } from './run-request.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
+import { openJobSandbox, type JobSandbox } from './sandbox/job-sandbox.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
 export interface RunDeps {
@@ -63,6 +64,7 @@ interface Opened {
   readonly requestLog: RequestLog;
   route?: OpenRoute;
   settingsFile?: SettingsFile;
+  sandbox?: JobSandbox;
   timer?: NodeJS.Timeout;
   metricsBefore?: Promise<MetricsSnapshot | undefined>;
 }
@@ -86,9 +88,9 @@ function noteUnwritable(job: PlacedJob, log: Logger): void {
   log.error('job %s: %s', job.record.id, warning);
 }
 
-type SessionOutcome = Pick<RunEnd, 'sessionError' | 'lastStderr'>;
+type SessionOutcome = Pick<RunEnd, 'sessionError' | 'lastStderr' | 'sandboxProblem'>;
 
-async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string, string>, settingsPath: string, run: RunTracker): Promise<SessionOutcome> {
+async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string, string>, settingsPath: string, run: RunTracker, sandbox: JobSandbox): Promise<SessionOutcome> {
   let lastStderr: string | undefined;
   try {
     await runClaudeSession({
@@ -116,7 +118,10 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
           if (!l.startsWith('[claude-code:')) lastStderr = l.trim(); // tagged lines are diagnostics, not reasons
         }
       },
-      onMessage: (message) => run.onMessage(message),
+      onMessage: (message) => {
+        run.onMessage(message);
+        for (const l of sandbox.watch(message)) run.line(l);
+      },
     });
     return { lastStderr };
   } catch (err) {
@@ -150,9 +155,16 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   }
   const claude = deps.claudeExecutable ? { path: deps.claudeExecutable, source: 'given' as const } : findClaudeCode({ configured: job.settings.claudeCodePath, env: deps.parentEnv });
   if (claude !== undefined) run.update({ claude_code: { path: claude.path, source: claude.source } });
-  opened.settingsFile = await writeSettingsFile(pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))));
+  const sandbox = await openJobSandbox({ settings: job.settings, workDir: job.workDir, tree: job.worktree?.path ?? job.workDir, sessionEnv, stateDir: deps.stateDir, claudePath: claude?.path });
+  opened.sandbox = sandbox;
+  run.update({ sandbox: sandbox.record() });
+  opened.settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings });
+  if (sandbox.problem !== undefined) {
+    run.line(`not started: ${sandbox.problem}`);
+    return { sandboxProblem: sandbox.problem };
+  }
   if (claude === undefined) return { sessionError: new Error(NO_CLAUDE_CODE) };
-  return runSession(job, claude, sessionEnv, opened.settingsFile.path, run);
+  return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox);
 }
 
 /** The final record: status, result, metrics delta and the worktree's outcome. */
@@ -179,7 +191,17 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     }
   }
   run.syncProgress();
-  run.update({ status, error, result: run.progress.result, finished_at: new Date().toISOString(), metrics: before && after ? metricsDelta(before, after) : undefined, worktree, warnings });
+  run.update({
+    status,
+    error,
+    result: run.progress.result,
+    finished_at: new Date().toISOString(),
+    metrics: before && after ? metricsDelta(before, after) : undefined,
+    worktree,
+    warnings,
+    sandbox: opened.sandbox?.record(),
+    ...(outcome.sandboxProblem === undefined ? {} : { error_code: 'sandbox_unavailable' as const }),
+  });
 }
 
 export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRecord> {
@@ -202,6 +224,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     run.stop();
     opened.route?.close();
     await opened.settingsFile?.remove().catch(() => undefined);
+    await opened.sandbox?.dispose().catch(() => undefined);
     await Promise.all([opened.requestLog.close(), closeStream(opened.transcript), closeStream(opened.events)]);
     await run.flush();
   }

@@ -82,20 +82,24 @@ export function settingsFiles(workDir: string, sources: readonly string[], env: 
   return files;
 }
 
+/** A settings file's JSON object; undefined when it is absent, too big or not an object (Claude Code refuses those too). */
+export async function readSettingsJson(file: string): Promise<Record<string, unknown> | undefined> {
+  const text = await readSmall(file);
+  if (text === undefined || text === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What each settings file tried to set that the pin overrides. Unreadable JSON counts as nothing: Claude Code refuses it too. */
 export async function findOverrides(files: readonly string[], pinnedEnv: Readonly<Record<string, string>>): Promise<SettingsOverride[]> {
   const found: SettingsOverride[] = [];
   for (const file of files) {
-    const text = await readSmall(file);
-    if (text === undefined || text === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      continue;
-    }
-    if (typeof parsed !== 'object' || parsed === null) continue;
-    const settings = parsed as { env?: unknown } & Record<string, unknown>;
+    const settings = await readSettingsJson(file);
+    if (settings === undefined) continue;
     const keys: string[] = PINNED_KEYS.filter((k) => settings[k] !== undefined);
     if (typeof settings.env === 'object' && settings.env !== null) {
       for (const name of Object.keys(settings.env)) if (name in pinnedEnv || TARGET_KEY.test(name)) keys.push(`env.${name}`);

@@ -4,9 +4,11 @@
  * limits cannot be widened by an argument.
  */
 import { realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import type { Config, ModelMenuEntry, PermissionMode } from '../config/schema.js';
 import { BadArgumentError } from '../errors.js';
 import type { Isolation } from './job-record.js';
+import { sandboxPolicy, type SandboxPolicy, type SandboxRequest } from './sandbox/policy.js';
 import { worktreeSource } from './worktree.js';
 
 export interface RunRequest {
@@ -21,6 +23,8 @@ export interface RunRequest {
   readonly systemPromptAppend?: string | undefined;
   readonly resumeJob?: string | undefined;
   readonly timeoutS?: number | undefined;
+  /** Only ever stricter than models.yaml's defaults.sandbox. */
+  readonly sandbox?: SandboxRequest | undefined;
 }
 
 export interface JobSettings {
@@ -40,6 +44,9 @@ export interface JobSettings {
   readonly claudeCodePath: string | undefined;
   /** The menu entry's own `env`, applied over the endpoint's. */
   readonly menuEnv: Readonly<Record<string, string>> | undefined;
+  readonly sandbox: SandboxPolicy;
+  /** models.yaml and its sidecar, and every endpoint's api_key_env: what a sandboxed session may not read. */
+  readonly secrets: { readonly files: readonly string[]; readonly variables: readonly string[] };
 }
 
 /** A real directory, symlinks resolved: the session and the worktree both see the same path. */
@@ -96,5 +103,10 @@ export async function settleSettings(
     worktreeCaches: d.worktree_caches,
     claudeCodePath: d.claude_code_path,
     menuEnv: menuEntry?.env,
+    sandbox: sandboxPolicy(d.sandbox, request.sandbox, env.HOME || homedir()),
+    secrets: {
+      files: [config.path, config.sidecarPath].filter((f) => f !== undefined),
+      variables: config.endpoints.map((e) => e.api_key_env).filter((v) => v !== undefined),
+    },
   };
 }

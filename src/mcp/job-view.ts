@@ -5,6 +5,7 @@
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { inFlightLine } from '../jobs/in-flight-line.js';
+import { describeSandboxRecord } from '../jobs/sandbox/record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
 import { explanationText } from '../shim/translate/error-catalogue.js';
 
@@ -37,6 +38,7 @@ export function jobSummary(record: JobRecord): string {
     if (record.status === 'running') lines.push(`  ${explanationText(lastError.explanation)}`);
   }
   if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
+  if (record.sandbox) lines.push(`sandbox: ${describeSandboxRecord(record.sandbox)}`);
   if (record.worktree?.kept) {
     lines.push(`${FINISHED.has(record.status) ? 'worktree kept' : 'worktree'}: ${record.worktree.path} (branch ${record.worktree.branch}, base ${record.worktree.base_commit.slice(0, 12)})`);
     if (record.worktree.diffstat) lines.push(record.worktree.diffstat);

@@ -15,6 +15,10 @@ export const jobOutput = z.looseObject({
   result: z.string().optional(),
   error: z.string().optional(),
   worktree: z.looseObject({ path: z.string(), branch: z.string(), kept: z.boolean(), diffstat: z.string() }).optional(),
+  sandbox: z
+    .looseObject({ enabled: z.boolean(), strict: z.boolean(), refusals: z.number().optional() })
+    .optional()
+    .describe("Claude Code's sandbox around the job's Bash: on or off, escape hatches from models.yaml, and how many refusals its tools met"),
   in_flight: z
     .array(
       z.looseObject({

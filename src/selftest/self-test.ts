@@ -17,10 +17,13 @@ import { FINISHED, type JobRecord } from '../jobs/job-record.js';
 import type { Logger } from '../log.js';
 import { SELFTEST_MODEL, startScriptedBackend, type ScriptedBackend } from './scripted-backend.js';
 import { makeThrowawayRepo } from './throwaway-repo.js';
+import { sandboxProblem } from '../jobs/sandbox/preflight.js';
 
 export interface Stage {
   readonly name: string;
   readonly ok: boolean;
+  /** Passed, with something the user should act on (an optional platform piece is missing). */
+  readonly warn?: boolean;
   readonly detail: string;
   readonly fixes: readonly string[];
 }
@@ -47,17 +50,20 @@ export interface SelfTestOptions {
 export const SELFTEST_FILE = 'SELFTEST.md';
 export const SELFTEST_CONTENT = '# localagents self-test\n\nWritten by Claude Code through the localagents shim.\n';
 const SELFTEST_RESULT = `Wrote ${SELFTEST_FILE}.`;
+/** Where the job's Bash tries to write, outside its worktree: the sandbox must refuse it. */
+const SANDBOX_PROOF = 'sandbox-escape.txt';
 const TASK = `Create ${SELFTEST_FILE} with a heading "localagents self-test" and one line saying who wrote it. Then report what you did.`;
-const PASSED_ON = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'USER', 'LOGNAME', 'SHELL', 'TZ'];
+/** What a throwaway session inherits of the caller's environment. */
+export const PASSED_ON = ['PATH', 'LANG', 'LANGUAGE', 'TERM', 'USER', 'LOGNAME', 'SHELL', 'TZ'];
 
 /** The whole registry, in memory: one endpoint, the scripted model as the default. */
-export function selfTestConfig(baseUrl: string, root: string): Config {
+export function selfTestConfig(baseUrl: string, root: string, sandboxed: boolean): Config {
   return {
     path: undefined,
     sidecarPath: join(root, 'models.local.yaml'), // never written: the self-test registers nothing
     endpoints: [{ name: 'selftest', base_url: baseUrl, backend: 'other', notes: 'built-in scripted model (doctor --self-test)' }],
     models: [],
-    defaults: defaultsSchema.parse({ model: SELFTEST_MODEL, max_turns: 6, timeout_s: 120, queue_grace_s: 0 }),
+    defaults: defaultsSchema.parse({ model: SELFTEST_MODEL, max_turns: 6, timeout_s: 120, queue_grace_s: 0, sandbox: { enabled: sandboxed } }),
     searched: [],
     warnings: [],
   };
@@ -79,6 +85,11 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     stages.push(stage);
     options.onStage?.(stage);
   };
+  const warn = (name: string, detail: string, fixes: readonly string[]): void => {
+    const stage = { name, ok: true, warn: true, detail, fixes };
+    stages.push(stage);
+    options.onStage?.(stage);
+  };
   const fail = (name: string, detail: string, fixes: readonly string[] = []): void => {
     const stage = { name, ok: false, detail, fixes };
     stages.push(stage);
@@ -92,10 +103,13 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
   let job: JobRecord | undefined;
 
   const body = async (): Promise<boolean> => {
+    const outside = join(dirs.home, SANDBOX_PROOF);
     backend = await startScriptedBackend((turns) =>
       turns === 0
         ? { text: 'Creating the file.', toolUse: { name: 'Write', input: { file_path: SELFTEST_FILE, content: SELFTEST_CONTENT } } }
-        : { text: SELFTEST_RESULT },
+        : turns === 1
+          ? { text: 'Trying a write outside the tree.', toolUse: { name: 'Bash', input: { command: `echo escaped > ${outside}`, description: 'Write outside the worktree' } } }
+          : { text: SELFTEST_RESULT },
     );
     pass('config', `built in memory (endpoint selftest → ${backend.url}); no models.yaml read or written`);
     pass('scripted backend', `${backend.url} serves ${SELFTEST_MODEL} (Anthropic Messages, SSE, count_tokens)`);
@@ -113,6 +127,11 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
       return false;
     }
 
+    const problem = await sandboxProblem({ platform: process.platform, path: options.env.PATH, claudePath: claude, env: { PATH: options.env.PATH, HOME: dirs.home } });
+    const sandboxed = problem === undefined;
+    if (sandboxed) pass('sandbox', `${process.platform === 'linux' ? 'bubblewrap and socat found and working' : 'the platform sandbox is there'}; the job runs in Claude Code's sandbox`);
+    else warn('sandbox', `${problem.what} — this self-test runs its job unsandboxed, and delegated jobs refuse to start until that is fixed`, problem.fixes);
+
     try {
       await makeThrowawayRepo(dirs.repo);
       pass('throwaway repo', `${dirs.repo} (git, one commit)`);
@@ -124,7 +143,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     await Promise.all([dirs.home, dirs.claude, dirs.tmp].map((d) => mkdir(d, { recursive: true })));
     const env: Record<string, string | undefined> = { HOME: dirs.home, CLAUDE_CONFIG_DIR: dirs.claude, TMPDIR: dirs.tmp, LOCALAGENTS_STATE_DIR: dirs.state };
     for (const key of PASSED_ON) if (options.env[key] !== undefined) env[key] = options.env[key];
-    const config = selfTestConfig(backend.url, root);
+    const config = selfTestConfig(backend.url, root, sandboxed);
     app = createApp({ loadConfig: () => Promise.resolve(config), stateDir: dirs.state, cwd: dirs.repo, env, log: options.log, claudeExecutable: claude });
 
     const started = await app.jobs.start({ task: TASK, model: SELFTEST_MODEL, cwd: dirs.repo, isolation: 'worktree' });
@@ -146,6 +165,12 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
       pass('job succeeded', `${plural(job.num_turns, 'turn')}, ${plural(job.tool_calls, 'tool call')}, ${plural(job.requests, 'model request')} through the shim; result: ${job.result}`);
     } else {
       fail('job succeeded', `${job.status}${job.error ? `: ${job.error}` : ''}`, [`read ${transcript} and ${app.store.paths(started.id).requests}`]);
+    }
+
+    if (sandboxed) {
+      const refused = job.sandbox?.refusals ?? 0;
+      if (!(await exists(outside)) && refused > 0) pass('sandbox holds', `the job's Bash could not write ${outside} outside its worktree (${plural(refused, 'refusal')} in the transcript)`);
+      else fail('sandbox holds', (await exists(outside)) ? `the job's Bash wrote ${outside}, outside its worktree` : 'the job never tried the write outside its tree', [`read ${transcript}`]);
     }
 
     if (job.worktree?.kept && job.worktree.diffstat.includes(SELFTEST_FILE)) {

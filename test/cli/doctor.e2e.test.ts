@@ -39,4 +39,17 @@ describe('localagents doctor', { timeout: 60_000 }, () => {
     expect(result.stdout).toMatch(/FAIL endpoint gone: down/);
     expect(result.code).toBe(1);
   });
+
+  // Needs bubblewrap and socat: the proof runs a real sandboxed job.
+  it('shows every sandbox escape hatch of models.yaml and proves the sandbox holds with a real job', async () => {
+    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\ndefaults:\n  sandbox:\n    allow_write: ["~/.cache/pip"]\n    allow_read: ["~/.config/gh/config.yml"]\n    allowed_domains: [registry.npmjs.org]\n    unsandboxed_commands: ["docker *"]\n`);
+    const env = serverEnv(dirs);
+    const result = await runCli(['--config', dirs.config, 'doctor'], { cwd: dirs.repo, env });
+    const home = env.HOME ?? '';
+    expect(result.stdout).toContain(
+      `ok   sandbox: on: Bash writes only the job's tree, what git needs to commit there and a private temp folder; credentials hidden; also writes ${home}/.cache/pip; also reads ${home}/.config/gh/config.yml; reaches registry.npmjs.org; runs unsandboxed: docker *`,
+    );
+    expect(result.stdout).toContain("ok   sandbox holds: a real sandboxed job's Bash could not write outside its tree, and could inside it (1 refusal)");
+    expect(result.code).toBe(0);
+  });
 });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { runSelfTest } from '../../src/selftest/self-test.js';
 import { REPO_ROOT } from '../e2e/harness.js';
+import { pathWithout } from '../helpers/path-without.js';
 import { runCli } from './cli-process.js';
 
 const made: string[] = [];
@@ -37,20 +38,51 @@ describe('doctor --self-test', { timeout: 120_000 }, () => {
       ['ok  ', 'config'],
       ['ok  ', 'scripted backend'],
       ['ok  ', 'claude code'],
+      ['ok  ', 'sandbox'],
       ['ok  ', 'throwaway repo'],
       ['ok  ', 'job started'],
       ['ok  ', 'file written in worktree'],
       ['ok  ', 'job succeeded'],
+      ['ok  ', 'sandbox holds'],
       ['ok  ', 'worktree kept'],
       ['ok  ', 'cleanup'],
     ]);
     expect(result.stdout).toMatch(/ok {3}claude code: \d+\.\d+\.\d+ \(Claude Code\) at /);
-    expect(result.stdout).toMatch(/ok {3}job succeeded: 2 turns, 1 tool call, 2 model requests through the shim; result: Wrote SELFTEST\.md\./);
+    expect(result.stdout).toMatch(/ok {3}job succeeded: 3 turns, 2 tool calls, 3 model requests through the shim; result: Wrote SELFTEST\.md\./);
+    expect(result.stdout).toMatch(/ok {3}sandbox holds: the job's Bash could not write \S+sandbox-escape\.txt outside its worktree \(1 refusal in the transcript\)/);
     expect(result.stdout).toMatch(/ok {3}worktree kept: .* SELFTEST\.md \| 3 \+\+\+; 1 file changed, 3 insertions\(\+\)/);
     expect(lines.at(-1)).toMatch(/^self-test passed: /);
     // It never touched the user's HOME (no ~/.claude, no ~/.claude.json, no models.yaml) and left no temp folder.
     expect(readdirSync(home)).toEqual([]);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  // The README's quick start must pass on a machine without bubblewrap: it names what is missing and proves the rest.
+  it('without bubblewrap on PATH: passes, warns what is missing and how to install it, and runs its job unsandboxed', async () => {
+    const tmp = tempDir('la-st-tmp-');
+    const path = pathWithout(['bwrap']);
+    made.push(path);
+    const result = await runCli(['doctor', '--self-test'], { cwd: REPO_ROOT, env: { PATH: path, HOME: tempDir('la-st-home-'), TMPDIR: tmp } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('warn sandbox: the sandbox cannot run: bubblewrap (bwrap) is missing (not on PATH) — this self-test runs its job unsandboxed, and delegated jobs refuse to start until that is fixed');
+    expect(result.stdout).toContain('fix: install bubblewrap and socat: sudo apt-get install bubblewrap socat');
+    expect(result.stdout).toContain('fix: if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml');
+    expect(result.stdout).not.toContain('sandbox holds');
+    expect(result.stdout).toMatch(/ok {3}job succeeded: 3 turns/);
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^self-test passed: /);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('with a bubblewrap that cannot make a sandbox (a container without user namespaces): passes, and says what bwrap said and what to change', async () => {
+    const tmp = tempDir('la-st-tmp-');
+    const bin = tempDir('la-st-bin-');
+    writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to create new namespace" >&2\nexit 1\n');
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const result = await runCli(['doctor', '--self-test'], { cwd: REPO_ROOT, env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: tempDir('la-st-home-'), TMPDIR: tmp } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`warn sandbox: the sandbox cannot run: bubblewrap cannot create one here (${bin}/bwrap: bwrap: No permissions to create new namespace)`);
+    expect(result.stdout).toContain('fix: allow unprivileged user namespaces');
+    expect(result.stdout.trim().split('\n').at(-1)).toMatch(/^self-test passed: /);
   });
 
   it('--json: one report a script can read', async () => {
@@ -76,10 +108,12 @@ describe('doctor --self-test', { timeout: 120_000 }, () => {
       ['config', true],
       ['scripted backend', true],
       ['claude code', true],
+      ['sandbox', true],
       ['throwaway repo', true],
       ['job started', true],
       ['file written in worktree', false],
       ['job succeeded', false],
+      ['sandbox holds', false],
       ['worktree kept', false],
       ['cleanup', true],
     ]);

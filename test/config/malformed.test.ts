@@ -267,6 +267,23 @@ const CASES: readonly Case[] = [
     line: 4,
     key: undefined,
   },
+  {
+    name: 'a relative sandbox path (it would mean a different place for every job)',
+    yaml: 'defaults:\n  sandbox:\n    allow_write: [build/cache]\n',
+    message: 'models.yaml:3: defaults.sandbox.allow_write[0]: must be an absolute path or start with ~/',
+    line: 3,
+    key: 'defaults.sandbox.allow_write[0]',
+  },
+  {
+    name: 'a URL where the sandbox wants a host, and a misspelt sandbox key',
+    yaml: 'defaults:\n  sandbox:\n    allowed_domains: ["https://registry.npmjs.org/"]\n    enable: false\n',
+    message: [
+      'models.yaml:3: defaults.sandbox.allowed_domains[0]: must be a host name (registry.npmjs.org), a wildcard (*.pythonhosted.org) or an address, with an optional :port',
+      'models.yaml:4: defaults.sandbox.enable: unknown key — did you mean enabled?',
+    ].join('\n'),
+    line: 3,
+    key: 'defaults.sandbox.allowed_domains[0]',
+  },
 ];
 
 describe('malformed models.yaml', () => {

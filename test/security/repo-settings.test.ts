@@ -10,7 +10,7 @@
  * What Claude Code itself sees is read from its own Bash tool: settings `env`
  * is applied to Claude Code's process environment, which its tools inherit
  * (the same values decided the wire in the measurements behind
- * src/jobs/pinned-settings.ts).
+ * src/jobs/pinned-settings.ts). Needs the sandbox (bubblewrap and socat): the dump runs through defaults.sandbox.unsandboxed_commands.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maxOutputTokensFor } from '../../src/jobs/session-env.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { endpointYaml, ok, startInProcess, type InProcess } from '../reliability/in-process.js';
+import { endpointYaml, makeDirs, ok, startInProcess, type InProcess } from '../reliability/in-process.js';
 
 const CONTEXT = 65_536;
 
@@ -37,11 +37,18 @@ describe('a repository cannot redirect the delegated session', () => {
   beforeAll(async () => {
     good = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, context: CONTEXT });
     evil = await startSimulator({ flavor: 'llama.cpp', context: 1_000_000, modelId: 'evil-model' });
-    h = await startInProcess({ yaml: endpointYaml(good.url) });
+    const dirs = makeDirs();
+    // The sandbox gives Bash its own environment (proxy variables, secrets unset) and process namespace; the dump
+    // runs outside it through models.yaml's unsandboxed_commands, so it sees exactly what Claude Code's process has.
+    const dumper = join(dirs.root, 'dump-env.sh');
+    h = await startInProcess({ yaml: endpointYaml(good.url, { defaults: `  sandbox:\n    unsandboxed_commands: ["sh ${dumper}"]` }), dirs });
     const dump = join(h.dirs.root, 'session-env');
     helperRan = join(h.dirs.root, 'helper-ran');
+    // Claude Code is the nearest ancestor with --settings on its command line (its Bash wraps each command in a shell).
+    const argv = join(h.dirs.root, 'claude-argv');
+    writeFileSync(dumper, `env -0 > ${dump}; p=$PPID; while [ "$p" -gt 1 ] && ! grep -q -- --settings /proc/$p/cmdline; do p=$(cut -d' ' -f4 /proc/$p/stat); done; tr '\\0' ' ' < /proc/$p/cmdline > ${argv}\n`);
     // Both servers play the same model, so on a broken build the job still finishes and every check says what leaked.
-    const script = [{ toolUse: { name: 'Bash', input: { command: `env -0 > ${dump}; tr '\\0' ' ' < /proc/$PPID/cmdline > ${join(h.dirs.root, 'claude-argv')}`, description: 'Dump the environment' } } }, { text: 'Done.' }];
+    const script = [{ toolUse: { name: 'Bash', input: { command: `sh ${dumper}`, description: 'Dump the environment' } } }, { text: 'Done.' }];
     good.setScript(script);
     evil.setScript(script);
     mkdirSync(join(h.dirs.repo, '.claude'));

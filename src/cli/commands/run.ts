@@ -21,6 +21,7 @@ import { plainDisplay, quietDisplay, ttyDisplay, type RunDisplay } from '../foll
 import { print, printJson, printNote, processTerminal, type Terminal } from '../output.js';
 import { withApp } from '../with-app.js';
 import { refuseInsideJob } from '../../jobs/nested-job.js';
+import { SANDBOX_REQUESTS, type SandboxRequest } from '../../jobs/sandbox/policy.js';
 
 interface RunOptions {
   model?: string;
@@ -31,6 +32,7 @@ interface RunOptions {
   json?: boolean;
   maxTurns?: string;
   timeout?: string;
+  sandbox?: SandboxRequest;
 }
 
 type Mode = 'tty' | 'plain' | 'quiet' | 'json';
@@ -145,6 +147,7 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
       isolation: opts.isolation,
       maxTurns,
       timeoutS,
+      sandbox: opts.sandbox,
     });
     const startLine = `job ${started.id} started (${started.status}); transcript: ${app.store.paths(started.id).transcript}`;
     if (mode === 'json') printNote(startLine);
@@ -165,6 +168,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option('--endpoint <name>', 'pin the job to this endpoint')
     .option('--cwd <dir>', 'working directory of the job (default: the current directory)')
     .addOption(new Option('--isolation <kind>', 'none: work in --cwd; worktree: a fresh git worktree on branch local-agent/<job>, kept if anything changed').choices(ISOLATIONS))
+    .addOption(new Option('--sandbox <level>', 'strict: sandboxed with none of models.yaml\'s escape hatches, even where it turned the sandbox off (loosening is models.yaml\'s defaults.sandbox, never an option)').choices(SANDBOX_REQUESTS))
     .option('--max-turns <n>', 'stop after this many model turns')
     .option('--timeout <seconds>', 'stop the job after this long (default from models.yaml, 1800)')
     .option('--follow', 'show progress while the job runs (default when stdout is a terminal)')

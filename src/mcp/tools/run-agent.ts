@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { App } from '../../app.js';
 import { PERMISSION_MODES } from '../../config/schema.js';
 import { FINISHED, ISOLATIONS } from '../../jobs/job-record.js';
+import { SANDBOX_REQUEST_WORDS, SANDBOX_REQUESTS } from '../../jobs/sandbox/policy.js';
 import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
@@ -56,6 +57,11 @@ export const runAgentInput = {
   system_prompt_append: z.string().max(100_000).optional().describe('Extra instructions appended after the delegate suffix from models.yaml.'),
   resume_job: jobRefField('Continue this earlier job\'s Claude Code session (same model, same cwd) with `task` as the next message.').optional(),
   timeout_s: z.number().min(1).optional().describe(`Stop the job after this many seconds (default from models.yaml, 1800; at most ${JOB_TIMEOUT_CAP_S}).`),
+  // The only value makes the sandbox stricter; anything else is refused in words, so a loosening cannot even be asked for.
+  sandbox: z
+    .enum(SANDBOX_REQUESTS, { error: (issue) => `${JSON.stringify(issue.input)} is not accepted: a tool call may only make the sandbox stricter. ${SANDBOX_REQUEST_WORDS}` })
+    .optional()
+    .describe(`Default: the sandbox models.yaml configures (on unless the user turned it off). ${SANDBOX_REQUEST_WORDS}`),
 };
 
 export function registerRunAgent(server: McpServer, app: App): void {
@@ -88,6 +94,7 @@ export function registerRunAgent(server: McpServer, app: App): void {
         systemPromptAppend: args.system_prompt_append,
         resumeJob: args.resume_job === undefined ? undefined : await resolveJobArg(app, args.resume_job, 'resume_job'),
         timeoutS: timeout?.value,
+        sandbox: args.sandbox,
       });
       if (wait.value > 0 && !FINISHED.has(record.status)) record = await app.jobs.wait(record.id, wait.value);
       const applied = [wait.applied, maxTurns?.applied, timeout?.applied];
