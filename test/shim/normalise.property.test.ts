@@ -19,16 +19,18 @@ interface Turn {
 type Message = Pick<MessageView, 'role' | 'content'>;
 
 const FOLD_PREFIX = '<system>';
+/** Ids of the shape the tool-call-id rule keeps, so these properties see the fold alone. */
+const STRICT_ID = fc.stringMatching(/^[A-Za-z0-9]{9}$/);
 const text = fc.string({ maxLength: 12 }).filter((s) => !s.startsWith(FOLD_PREFIX));
 const textBlock = fc.record({ type: fc.constant('text'), text });
 const userBlock = fc.oneof(
   { weight: 3, arbitrary: textBlock },
-  fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.string({ maxLength: 4 }), content: text, is_error: fc.boolean() }),
+  fc.record({ type: fc.constant('tool_result'), tool_use_id: STRICT_ID, content: text, is_error: fc.boolean() }),
   fc.record({ type: fc.constant('image'), source: fc.record({ type: fc.constant('base64'), data: fc.string({ maxLength: 6 }) }) }),
 );
 const assistantBlock = fc.oneof(
   textBlock,
-  fc.record({ type: fc.constant('tool_use'), id: fc.string({ maxLength: 4 }), name: fc.constantFrom('Bash', 'Write'), input: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 })) }),
+  fc.record({ type: fc.constant('tool_use'), id: STRICT_ID, name: fc.constantFrom('Bash', 'Write'), input: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 3 })) }),
   fc.record({ type: fc.constant('thinking'), thinking: text, signature: fc.string({ maxLength: 8 }) }),
 );
 const turn: fc.Arbitrary<Turn> = fc.oneof(
@@ -84,9 +86,17 @@ describe('normaliseRequest properties (fold of role:"system" messages)', () => {
 
         expect(out.some((m) => m.role === 'system')).toBe(false);
         expect(result.notes.foldedSystemMessages).toBe(systemTexts.length);
-        const kept = messages.filter((m) => m.role !== 'system');
-        expect(out.map((m) => m.role)).toEqual(kept.map((m) => m.role));
-        out.forEach((m, i) => expect(blocksOf(m.content).filter((b) => !isFolded(b))).toEqual(blocksOf(kept[i]?.content)));
+        // The tool-results-first rule then puts a user message's tool results in a message of their own, before the rest.
+        const kept = messages.filter((m) => m.role !== 'system').flatMap((m) => {
+          const blocks = blocksOf(m.content);
+          const results = blocks.filter((b) => b.type === 'tool_result');
+          if (m.role !== 'user' || results.length === 0 || results.length === blocks.length) return [m];
+          return [{ ...m, content: results }, { ...m, content: blocks.filter((b) => b.type !== 'tool_result') }];
+        });
+        // A folded text beside tool results is split off with the rest: drop the messages that held only folded text.
+        const unfolded = out.map((m) => blocksOf(m.content).filter((b) => !isFolded(b))).filter((b, i) => b.length > 0 || blocksOf(out[i]?.content).length === 0);
+        expect(unfolded).toEqual(kept.map((m) => blocksOf(m.content)));
+        expect(out.filter((m, i) => blocksOf(m.content).some((b) => !isFolded(b)) || blocksOf(out[i]?.content).length === 0).map((m) => m.role)).toEqual(kept.map((m) => m.role));
 
         const folded = out.flatMap((m) =>
           blocksOf(m.content)
