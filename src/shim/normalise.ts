@@ -12,7 +12,7 @@ import { clampMaxTokens, type ContextOverflow, type MaxTokensOptions } from './r
 import { rewriteModelId } from './rewrite/model-id.js';
 import { stripFields } from './rewrite/strip-fields.js';
 import { strictToolCallIds } from './rewrite/tool-call-ids.js';
-import { toolResultsFirst } from './rewrite/tool-results-first.js';
+import { toolTurnText } from './rewrite/tool-turn-text.js';
 
 export interface NormaliseOptions {
   /** The id the backend serves; `model` is set to it. */
@@ -34,8 +34,8 @@ export interface NormaliseNotes {
   modelRewrittenFrom?: string;
   maxTokensLoweredFrom?: number;
   strippedFields?: string[];
-  /** User messages split so their tool results come before their text. */
-  toolResultsSplit?: number;
+  /** User messages whose text went into their last tool result. */
+  toolTurnTextMoved?: number;
   toolIdsRewritten?: number;
 }
 
@@ -50,7 +50,7 @@ export interface NormaliseResult {
 
 /**
  * Applies, in order: model id, billing-header hash, system-message fold,
- * tool results before text, tool call ids, field
+ * a tool turn's text into its tool result, tool call ids, field
  * stripping, max_tokens clamp. Never throws; a body that is not a JSON
  * object comes back untouched.
  */
@@ -58,8 +58,8 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   const model = rewriteModelId(body, options.servedModel);
   const billing = neutraliseBillingHeader(model.body);
   const fold = foldSystemMessages(billing.body);
-  const split = toolResultsFirst(fold.body);
-  const ids = strictToolCallIds(split.body);
+  const turnText = toolTurnText(fold.body);
+  const ids = strictToolCallIds(turnText.body);
   const strip = stripFields(ids.body, options.stripFields ?? []);
   const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(strip.body, options.maxTokens);
 
@@ -71,7 +71,7 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   if (model.rewrittenFrom !== undefined) notes.modelRewrittenFrom = model.rewrittenFrom;
   if (clamp?.loweredFrom !== undefined) notes.maxTokensLoweredFrom = clamp.loweredFrom;
   if (strip.stripped.length > 0) notes.strippedFields = [...strip.stripped];
-  if (split.split > 0) notes.toolResultsSplit = split.split;
+  if (turnText.moved > 0) notes.toolTurnTextMoved = turnText.moved;
   if (ids.rewritten > 0) notes.toolIdsRewritten = ids.rewritten;
 
   const finalBody = clamp?.body ?? strip.body;

@@ -10,12 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
+import { explainBackendError } from '../../src/shim/translate/error-catalogue.js';
 import { createRequestLog } from '../../src/shim/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { sourceCommit } from './build-llama-server.js';
 import { startTestServer } from './server-for-test.js';
 import { recordedSession, type RecordedRequest } from './recorded-session.js';
-import { accepted, DOC_PATH, renderDoc, sourceTemplates, type StepResult, type TemplateFile, type TemplateResult } from './template-matrix.js';
+import { DOC_PATH, passes, renderDoc, sourceTemplates, type StepResult, type TemplateFile, type TemplateResult } from './template-matrix.js';
 
 /** Per-slot context: the largest prompt of the session on any template fits (the table lists each one's). */
 const SLOT_CONTEXT = 24_576;
@@ -80,10 +81,16 @@ async function runTemplate(rig: Rig, template: TemplateFile, session: readonly R
     try {
       for (const request of session) {
         const headers = Object.fromEntries(Object.entries(request.headers).filter(([k]) => !SKIPPED_HEADERS.has(k)));
-        const res = await fetch(`${route.baseUrl}${request.url}`, { method: 'POST', headers, body: JSON.stringify(request.body) });
-        const text = await res.text();
-        const refusal = refusalOf(res.status, text);
-        steps.push({ step: stepName(request), status: res.status, ...(refusal === undefined ? {} : { refusal }) });
+        const send = async (): Promise<{ status: number; text: string }> => {
+          const res = await fetch(`${route.baseUrl}${request.url}`, { method: 'POST', headers, body: JSON.stringify(request.body) });
+          return { status: res.status, text: await res.text() };
+        };
+        let answer = await send();
+        // A pooled connection the server had just closed: the shim answers 503 and Claude Code resends; so do we, once.
+        if (answer.status === 503 && answer.text.includes('closed the connection without answering')) answer = await send();
+        const refusal = refusalOf(answer.status, answer.text);
+        const kind = refusal === undefined ? undefined : explainBackendError({ status: answer.status, text: refusal, source: answer.status === 200 ? 'stream' : 'http', path: '/v1/messages', backend: 'llama.cpp' }).kind;
+        steps.push({ step: stepName(request), status: answer.status, ...(refusal === undefined ? {} : { refusal, kind }) });
       }
     } finally {
       route.close();
@@ -114,7 +121,9 @@ async function runAll(rig: Rig, templates: readonly TemplateFile[], session: rea
 describe('every tool-capable chat template of the pinned llama.cpp source takes a recorded Claude Code session through the shim', () => {
   const source = inject('llamaSource');
   const templates = sourceTemplates(source);
-  const toolTemplates = templates.filter((t) => t.tools);
+  // LOCALAGENTS_TEMPLATES (comma-separated names) runs a few while working on one; the doc is checked on full runs only.
+  const only = process.env.LOCALAGENTS_TEMPLATES?.split(',').filter(Boolean);
+  const toolTemplates = templates.filter((t) => t.tools && (only === undefined || only.includes(t.name)));
   const session = recordedSession();
   // The requests after the picture was read carry it in their history; they are the separate test below.
   const firstImage = session.findIndex((r) => shapes(r.body).some((s) => s.includes('image')));
@@ -141,11 +150,11 @@ describe('every tool-capable chat template of the pinned llama.cpp source takes 
     for (const shape of ['mid-conversation system message', 'thinking block', 'tool use', 'compaction request', 'compaction summary']) expect(held).toContain(shape);
     expect(withImage.flatMap((r) => shapes(r.body)).join('\n')).toContain('image in a tool result');
     // Most of the source's templates render tools; the rule did not silently match nothing.
-    expect(toolTemplates.length).toBeGreaterThan(50);
+    expect(templates.filter((t) => t.tools).length).toBeGreaterThan(50);
   });
 
-  it('every tool-capable template accepts every request', () => {
-    const refused = results.filter((r) => !accepted(r)).map((r) => ({ template: r.template, steps: r.steps.filter((s) => s.status !== 200 || s.refusal !== undefined) }));
+  it('every tool-capable template accepts every request, or refuses only where the error catalogue says which template to use', () => {
+    const refused = results.filter((r) => !passes(r)).map((r) => ({ template: r.template, steps: r.steps.filter((s) => s.status !== 200 || s.refusal !== undefined) }));
     expect(refused).toEqual([]);
     expect(results.map((r) => r.template)).toEqual(toolTemplates.map((t) => t.name));
   });
@@ -154,7 +163,7 @@ describe('every tool-capable chat template of the pinned llama.cpp source takes 
     expect(results.filter((r) => !r.serverSaysTools).map((r) => r.template)).toEqual([]);
   });
 
-  it('docs/templates.md is the table of this run', () => {
+  it.skipIf(only !== undefined)('docs/templates.md is the table of this run', () => {
     const steps = beforeImage.map((r) => `\`${stepName(r)}\`: ${shapes(r.body).join(', ')}`);
     const doc = renderDoc({ commit: sourceCommit(source), steps, templates, results });
     if (process.env.LOCALAGENTS_WRITE_DOCS === '1') writeFileSync(DOC_PATH, doc);
@@ -165,6 +174,6 @@ describe('every tool-capable chat template of the pinned llama.cpp source takes 
   // every template is refused here with HTTP 500 "image input is not supported": enable this test on that merge.
   it.skip('after the picture was read: every tool-capable template accepts the requests that carry it, the shim having replaced it with words', async () => {
     const after = await runAll(rig, toolTemplates, withImage);
-    expect(after.filter((r) => !accepted(r)).map((r) => ({ template: r.template, steps: r.steps }))).toEqual([]);
+    expect(after.filter((r) => !passes(r)).map((r) => ({ template: r.template, steps: r.steps }))).toEqual([]);
   });
 });

@@ -9,7 +9,7 @@ describe('normaliseRequest on captured Claude Code requests', () => {
     const result = normaliseRequest(body, { servedModel: 'qwen3.6-27b' });
 
     expect(result.changed).toBe(true);
-    expect(result.notes).toEqual({ foldedSystemMessages: 5, billingHashNeutralised: false, modelRewrittenFrom: 'local-model-2', toolResultsSplit: 1, toolIdsRewritten: 2 });
+    expect(result.notes).toEqual({ foldedSystemMessages: 5, billingHashNeutralised: false, modelRewrittenFrom: 'local-model-2', toolTurnTextMoved: 1, toolIdsRewritten: 2 });
     expect(result.overflow).toBeUndefined();
     const out = view(result.body);
     expect(Object.keys(out)).toEqual(Object.keys(body));

@@ -10,7 +10,7 @@
  * ids of its own.
  */
 import { createHash } from 'node:crypto';
-import { isRecord, type JsonRecord } from './json-shape.js';
+import { isRecord } from './json-shape.js';
 
 export interface ToolCallIdsResult {
   /** The input object itself when no id changed. */
@@ -56,7 +56,7 @@ export function strictToolCallIds(body: unknown): ToolCallIdsResult {
       if (block.type === 'tool_result') return rewriteBlock(block, 'tool_use_id', count);
       return block;
     });
-    return rewritten === before ? message : ({ ...message, content } as JsonRecord);
+    return rewritten === before ? message : ({ ...message, content });
   });
   return rewritten === 0 ? { body, changed: false, rewritten } : { body: { ...body, messages }, changed: true, rewritten };
 }

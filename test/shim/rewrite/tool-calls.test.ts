@@ -1,36 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import { strictToolCallIds, strictToolId } from '../../../src/shim/rewrite/tool-call-ids.js';
-import { toolResultsFirst } from '../../../src/shim/rewrite/tool-results-first.js';
+import { toolTurnText } from '../../../src/shim/rewrite/tool-turn-text.js';
 import { blocksOf, capturedBody, capturedSession, view, type BlockView } from './fixtures.js';
 
 const ids = (body: unknown): string[] =>
   view(body).messages.flatMap((m) => blocksOf(m.content)).flatMap((b: BlockView) => (b.type === 'tool_use' ? [String(b.id)] : b.type === 'tool_result' ? [String(b.tool_use_id)] : []));
 
-describe('toolResultsFirst', () => {
-  it("splits Claude Code's compaction request: the tool results, then the instruction, as two user messages", () => {
+describe('toolTurnText', () => {
+  it("moves the text of Claude Code's compaction request into its last tool result: no user message follows the results", () => {
     const body = capturedBody('auto-compaction-32k-window-8k-output', 'req-009.json');
-    const last = view(body).messages.at(-1);
-    const blocks = blocksOf(last?.content);
-    expect(blocks.some((b) => b.type === 'tool_result') && blocks.some((b) => b.type === 'text')).toBe(true);
+    const before = view(body).messages;
+    const blocks = blocksOf(before.at(-1)?.content);
+    const results = blocks.filter((b) => b.type === 'tool_result');
+    const texts = blocks.filter((b) => b.type === 'text').map((b) => String(b.text));
+    expect(results.length > 0 && texts.length > 0).toBe(true);
 
-    const result = toolResultsFirst(body);
-    expect(result.split).toBeGreaterThanOrEqual(1);
-    const [results, rest] = view(result.body).messages.slice(-2);
-    expect(results?.role).toBe('user');
-    expect(rest?.role).toBe('user');
-    expect(blocksOf(results?.content)).toEqual(blocks.filter((b) => b.type === 'tool_result'));
-    expect(blocksOf(rest?.content)).toEqual(blocks.filter((b) => b.type !== 'tool_result'));
-    expect(JSON.stringify(rest?.content)).toContain('CRITICAL: Respond with TEXT ONLY');
+    const result = toolTurnText(body);
+    expect(result.moved).toBeGreaterThanOrEqual(1);
+    const after = view(result.body).messages;
+    expect(after).toHaveLength(before.length);
+    const last = blocksOf(after.at(-1)?.content);
+    expect(last.every((b) => b.type === 'tool_result')).toBe(true);
+    expect(last.slice(0, -1)).toEqual(results.slice(0, -1));
+    const tail = JSON.stringify(last.at(-1));
+    for (const text of texts) expect(tail).toContain(JSON.stringify(`\n\n${text}`).slice(1, -1));
+    expect(tail).toContain('CRITICAL: Respond with TEXT ONLY');
   });
 
-  it('leaves messages of tool results only, or of text only, as they are (the same object)', () => {
+  it('leaves messages without text beside their tool results as they are (the same object)', () => {
     const body = capturedBody('session-write-bash-3-turns', 'req-003.json');
-    const result = toolResultsFirst(body);
-    if (result.split === 0) expect(result.body).toBe(body);
-    for (const m of view(result.body).messages) {
+    const result = toolTurnText(body);
+    view(body).messages.forEach((m, i) => {
       const blocks = blocksOf(m.content);
-      if (blocks.some((b) => b.type === 'tool_result')) expect(blocks.every((b) => b.type === 'tool_result')).toBe(true);
-    }
+      if (!(blocks.some((b) => b.type === 'tool_result') && blocks.some((b) => b.type === 'text'))) expect(view(result.body).messages[i]).toBe(m);
+    });
+  });
+
+  it('keeps an image of the same message as a user message after the results', () => {
+    const body = { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'out' }, { type: 'text', text: 'note' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }] }] };
+    expect(view(toolTurnText(body).body).messages).toEqual([
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: 'out' }, { type: 'text', text: '\n\nnote' }] }] },
+      { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }] },
+    ]);
   });
 });
 
