@@ -84,7 +84,8 @@ const TEMPLATE: Entry = {
  */
 const TEMPLATE_TOOL_SCHEMA: Entry = {
   kind: 'template_tool_schema',
-  matches: has(/Unable to generate parser for this template[\s\S]*Error: (?:Cannot perform operation \w+ on undefined values|[\w ]*has no builtins)/),
+  // llama.cpp's Jinja engine's own type errors (common/jinja), not a template's raise_exception.
+  matches: has(/Cannot perform operation \w+ on undefined values|\bhas no builtins\b/),
   what: "The model's chat template broke while rendering Claude Code's tool definitions (it expects every tool parameter to have fields JSON Schema leaves optional); the same request fails the same way on every retry.",
   causes: ["a --chat-template-file that prints each tool parameter as a Python type (Command R+ tool_use, ByteDance Seed-OSS), which llama.cpp's Jinja engine cannot run on Claude Code's tools"],
   try: [
