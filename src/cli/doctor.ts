@@ -5,6 +5,7 @@
 import type { App } from '../app.js';
 import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
+import { claudeCodeCheck } from '../jobs/claude-code-range.js';
 import { describeSources } from '../registry/format-model-list.js';
 import type { Stage } from '../selftest/self-test.js';
 
@@ -53,7 +54,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
   } else {
     const where = `${claude.path} (${SOURCE_WORDS[claude.source]})`;
     try {
-      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude.path, env)} at ${where}`, fixes: [] });
+      checks.push({ name: 'claude code', ...claudeCodeCheck(await claudeVersion(claude.path, env), where) });
     } catch (err) {
       checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }

@@ -69,3 +69,10 @@ export function checkClaudeCodeVersion(versionText: string): RangeVerdict {
   }
   return { place: 'inside', unusable: false, warning: '' };
 }
+
+/** Doctor's line for the Claude Code it would use: its version, where it is, whether it is inside the tested range. */
+export function claudeCodeCheck(versionText: string, where: string): { ok: boolean; detail: string; fixes: string[] } {
+  const verdict = checkClaudeCodeVersion(versionText);
+  const range = verdict.place === 'inside' || verdict.place === 'no-compaction' ? 'inside the tested range' : 'outside the tested range';
+  return { ok: !verdict.unusable, detail: `${versionText} at ${where}, ${range} (${OLDEST_SUPPORTED} to ${NEWEST_TESTED})`, fixes: verdict.warning === '' ? [] : [verdict.warning] };
+}
