@@ -30,7 +30,7 @@ const blocks = (body: Json): Json[] =>
   ((body.messages as Json[] | undefined) ?? []).flatMap((m) => (Array.isArray(m.content) ? (m.content as Json[]) : []));
 
 /** What a request holds that a template may refuse, read from the body itself (so the doc cannot claim more). */
-export function shapes(body: Json): string[] {
+function shapes(body: Json): string[] {
   const messages = (body.messages as Json[] | undefined) ?? [];
   const all = blocks(body);
   const inResults = all.flatMap((b) => (b.type === 'tool_result' && Array.isArray(b.content) ? (b.content as Json[]) : []));
