@@ -10,6 +10,7 @@ import { looseMode } from '../coord/private-files.js';
 import { printable } from '../printable.js';
 import { describePolicy, sandboxPolicy } from '../jobs/sandbox/policy.js';
 import { sandboxProblem } from '../jobs/sandbox/preflight.js';
+import { claudeCodeCheck } from '../jobs/claude-code-range.js';
 import { describeSources } from '../registry/format-model-list.js';
 import { silentLogger } from '../log.js';
 import { proveSandbox } from '../selftest/sandbox-proof.js';
@@ -78,7 +79,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
   } else {
     const where = `${claude.path} (${SOURCE_WORDS[claude.source]})`;
     try {
-      checks.push({ name: 'claude code', ok: true, detail: `${await claudeVersion(claude.path, env)} at ${where}`, fixes: [] });
+      checks.push({ name: 'claude code', ...claudeCodeCheck(await claudeVersion(claude.path, env), where) });
     } catch (err) {
       checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }

@@ -11,6 +11,8 @@ import { foldSystemMessages } from './rewrite/fold-system-messages.js';
 import { clampMaxTokens, type ContextOverflow, type MaxTokensOptions } from './rewrite/max-tokens.js';
 import { rewriteModelId } from './rewrite/model-id.js';
 import { stripFields } from './rewrite/strip-fields.js';
+import { strictToolCallIds } from './rewrite/tool-call-ids.js';
+import { toolTurnText } from './rewrite/tool-turn-text.js';
 
 export interface NormaliseOptions {
   /** The id the backend serves; `model` is set to it. */
@@ -32,6 +34,9 @@ export interface NormaliseNotes {
   modelRewrittenFrom?: string;
   maxTokensLoweredFrom?: number;
   strippedFields?: string[];
+  /** User messages whose text went into their last tool result. */
+  toolTurnTextMoved?: number;
+  toolIdsRewritten?: number;
 }
 
 export interface NormaliseResult {
@@ -45,14 +50,17 @@ export interface NormaliseResult {
 
 /**
  * Applies, in order: model id, billing-header hash, system-message fold,
- * field stripping, max_tokens clamp. Never throws; a body that is not a JSON
+ * a tool turn's text into its tool result, tool call ids, field
+ * stripping, max_tokens clamp. Never throws; a body that is not a JSON
  * object comes back untouched.
  */
 export function normaliseRequest(body: unknown, options: NormaliseOptions): NormaliseResult {
   const model = rewriteModelId(body, options.servedModel);
   const billing = neutraliseBillingHeader(model.body);
   const fold = foldSystemMessages(billing.body);
-  const strip = stripFields(fold.body, options.stripFields ?? []);
+  const turnText = toolTurnText(fold.body);
+  const ids = strictToolCallIds(turnText.body);
+  const strip = stripFields(ids.body, options.stripFields ?? []);
   const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(strip.body, options.maxTokens);
 
   const notes: NormaliseNotes = {
@@ -63,6 +71,8 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   if (model.rewrittenFrom !== undefined) notes.modelRewrittenFrom = model.rewrittenFrom;
   if (clamp?.loweredFrom !== undefined) notes.maxTokensLoweredFrom = clamp.loweredFrom;
   if (strip.stripped.length > 0) notes.strippedFields = [...strip.stripped];
+  if (turnText.moved > 0) notes.toolTurnTextMoved = turnText.moved;
+  if (ids.rewritten > 0) notes.toolIdsRewritten = ids.rewritten;
 
   const finalBody = clamp?.body ?? strip.body;
   const result: NormaliseResult = { body: finalBody, changed: finalBody !== body, notes };

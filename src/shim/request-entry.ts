@@ -17,6 +17,8 @@ export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
   if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
   if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
+  if (notes.toolTurnTextMoved !== undefined) out.push(`moved the text of ${notes.toolTurnTextMoved} tool-result message(s) into the result`);
+  if (notes.toolIdsRewritten !== undefined) out.push(`${notes.toolIdsRewritten} tool call id(s) to 9 letters and digits`);
   return out;
 }
 

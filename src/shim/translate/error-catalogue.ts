@@ -75,6 +75,26 @@ const TEMPLATE: Entry = {
   },
 };
 
+/**
+ * A template that breaks on Claude Code's tool definitions themselves: it reads JSON-Schema fields as if every
+ * parameter had them (a `type`, an `additionalProperties` object), and llama.cpp's Jinja engine stops where
+ * Python's Jinja carries on. Measured on the llama.cpp source's templates (docs/templates.md): Command R+ tool_use
+ * ("Function has no builtins") and ByteDance Seed-OSS ("Cannot perform operation in on undefined values"). The
+ * tools are the tools: no rewrite of the request makes them fit, so the fix is another template.
+ */
+const TEMPLATE_TOOL_SCHEMA: Entry = {
+  kind: 'template_tool_schema',
+  // llama.cpp's Jinja engine's own type errors (common/jinja), not a template's raise_exception.
+  matches: has(/Cannot perform operation \w+ on undefined values|\bhas no builtins\b/),
+  what: "The model's chat template broke while rendering Claude Code's tool definitions (it expects every tool parameter to have fields JSON Schema leaves optional); the same request fails the same way on every retry.",
+  causes: ["a --chat-template-file that prints each tool parameter as a Python type (Command R+ tool_use, ByteDance Seed-OSS), which llama.cpp's Jinja engine cannot run on Claude Code's tools"],
+  try: [
+    "start llama-server with a template of the model's family that renders tools as JSON: for Command R+ the Command R7B one (models/templates/CohereForAI-c4ai-command-r7b-12-2024-tool_use.jinja in the llama.cpp source)",
+    'or drop --chat-template-file and use the template inside the GGUF, if it renders tools as JSON',
+    'docs/templates.md (localagents) lists which of llama.cpp\'s templates take a whole Claude Code session',
+  ],
+};
+
 const CATALOGUE: readonly Entry[] = [
   {
     kind: 'output_parser',
@@ -101,6 +121,7 @@ const CATALOGUE: readonly Entry[] = [
     causes: ['llama-server was started without --jinja'],
     try: ['restart llama-server with --jinja'],
   },
+  TEMPLATE_TOOL_SCHEMA,
   TEMPLATE,
   {
     kind: 'context_overflow',

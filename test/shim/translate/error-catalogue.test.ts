@@ -33,6 +33,10 @@ const OLLAMA_SYSTEM_MID = '{"type":"error","error":{"type":"api_error","message"
 /** Flags of llama-server and vLLM that Ollama does not have. */
 const NOT_OLLAMA_FLAGS = /--chat-template|--jinja|--reasoning|--parallel|--max-model-len/;
 
+/** Captured from llama-server de3ff815 (npm run test:real) with --chat-template-file <template>, on a recorded Claude Code request. */
+const TOOL_SCHEMA_SEED_OSS = '{"error":{"code":400,"message":"Unable to generate parser for this template. Automatic parser generation failed: \\n------------\\nWhile executing BinaryExpression at line 49, column 16 in source:\\n... if t == \\"string\\" -%}str↵    {%- elif t in (\\"number\\", \\"integer\\") -%}int↵    {%- ...\\n                                           ^\\nError: Cannot perform operation in on undefined values","type":"invalid_request_error"}}';
+const TOOL_SCHEMA_COMMAND_R_PLUS = '{"error":{"code":400,"message":"Unable to generate parser for this template. Automatic parser generation failed: \\n------------\\nWhile executing MemberExpression at line 10, column 32 in source:\\n...l\\"↵} %}↵↵{%- if basic_type_map[json_spec.type] is defined %}↵    {{- basic_type_...\\n                                           ^\\nError: Function has no builtins","type":"invalid_request_error"}}';
+
 const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFacts]> = [
   ['output_parser', 'peg-native error event inside a 200 stream', facts(200, PEG_STREAM, { source: 'stream' })],
   ['output_parser', 'peg-native error as HTTP 500', facts(500, PEG_HTTP)],
@@ -43,6 +47,8 @@ const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFac
   ['output_parser', '"Failed to parse input at pos N"', facts(500, '{"error":{"code":500,"message":"Failed to parse input at pos 22: <think>\\n","type":"server_error"}}')],
   // llama.cpp tools/server (utils: "tools param requires --jinja flag"), as classify-error.ts already recognises.
   ['template_needs_jinja', 'tools without --jinja', facts(500, '{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}')],
+  ['template_tool_schema', 'ByteDance-Seed-OSS.jinja on Claude Code\'s tools (captured, de3ff815)', facts(400, TOOL_SCHEMA_SEED_OSS)],
+  ['template_tool_schema', 'CohereForAI-c4ai-command-r-plus-tool_use.jinja on Claude Code\'s tools (captured, de3ff815)', facts(400, TOOL_SCHEMA_COMMAND_R_PLUS)],
   ['template', 'Jinja raise_exception (captured, Aug 2026 build)', fixture('err-system-mid.http')],
   ['template', 'parser generation failed (captured, b9553)', fixture('b9553/err-system-mid.http')],
   ['template', 'Ollama strict renderer (ollama/ollama#17774)', facts(500, OLLAMA_SYSTEM_MID, { backend: 'ollama' })],
