@@ -18,6 +18,7 @@ import { registerJobs } from './commands/jobs.js';
 import { registerLog } from './commands/log.js';
 import { registerMergePrune } from './commands/merge-prune.js';
 import { registerRun } from './commands/run.js';
+import { registerUsage } from './commands/usage.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
 import { withApp } from './with-app.js';
@@ -119,6 +120,7 @@ Examples:
   registerDiff(program, ctx);
   registerMergePrune(program, ctx);
   registerDashboard(program, ctx);
+  registerUsage(program, ctx);
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;
 }

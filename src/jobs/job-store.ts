@@ -22,6 +22,8 @@ export interface JobPaths {
   readonly events: string;
   readonly requests: string;
   readonly requestsFull: string;
+  /** What the calling Claude read and wrote about this job through MCP (src/jobs/caller-log.ts). */
+  readonly caller: string;
   /** Set when the folder or the first record could not be written (a full or read-only disk): the job runs unrecorded. */
   readonly unwritable?: string | undefined;
 }
@@ -51,6 +53,8 @@ export interface JobStore {
   save(record: JobRecord): Promise<void>;
   /** The record; a `running`/`queued` one whose server died comes back `interrupted`. */
   load(id: string): Promise<JobRecord>;
+  /** The record as on disk, neither cached nor reconciled: for reports that read every job once. */
+  read(id: string): Promise<JobRecord>;
   /**
    * Oldest first; with `newest`, only that many of the most recent jobs (ids sort by creation time).
    * Records that cannot be read or parsed come back in `damaged`.
@@ -83,6 +87,7 @@ export function createJobStore(stateDir: string): JobStore {
       events: join(dir, 'events.jsonl'),
       requests: join(dir, 'requests.jsonl'),
       requestsFull: join(dir, 'requests_full.jsonl'),
+      caller: join(dir, 'caller.jsonl'),
     };
   };
 
@@ -143,9 +148,8 @@ export function createJobStore(stateDir: string): JobStore {
     return record;
   };
 
-  const load = async (id: string): Promise<JobRecord> => {
-    const cached = finished.get(id);
-    if (cached !== undefined) return cached;
+  /** The record as on disk: not cached, not reconciled. */
+  const read = async (id: string): Promise<JobRecord> => {
     const file = paths(id).record;
     let text: string;
     try {
@@ -168,7 +172,13 @@ export function createJobStore(stateDir: string): JobStore {
       const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
       throw new LocalAgentsError('internal', `job record ${file} is damaged: ${where}${issue?.message ?? 'invalid'}`);
     }
-    return remember(await reconcile(parsed.data));
+    return parsed.data;
+  };
+
+  const load = async (id: string): Promise<JobRecord> => {
+    const cached = finished.get(id);
+    if (cached !== undefined) return cached;
+    return remember(await reconcile(await read(id)));
   };
 
   return {
@@ -176,6 +186,7 @@ export function createJobStore(stateDir: string): JobStore {
     paths,
     save,
     load,
+    read,
     async create(record, task) {
       const p = paths(record.id);
       try {
@@ -211,7 +222,7 @@ export function createJobStore(stateDir: string): JobStore {
         } catch (err) {
           // A folder without job.json is a job being created (or removed) right now: nothing to report yet.
           if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
-          damaged.push({ id, file: paths(id).record, problem: damageOf(err, paths(id).record) });
+          damaged.push(damagedRecord(id, paths(id).record, err));
         }
       });
       records.sort((a, b) => a.id.localeCompare(b.id));
@@ -221,17 +232,17 @@ export function createJobStore(stateDir: string): JobStore {
   };
 }
 
-/** The message of a load failure without the file name in front (the listing names the file itself). */
-function damageOf(err: unknown, file: string): string {
+/** A load failure as a listing shows it: the message without the file name in front (the listing names the file itself). */
+export function damagedRecord(id: string, file: string, err: unknown): DamagedRecord {
   const message = errorMessage(err);
   for (const prefix of [`job record ${file} is damaged: `, `job record ${file} `]) {
-    if (message.startsWith(prefix)) return message.slice(prefix.length);
+    if (message.startsWith(prefix)) return { id, file, problem: message.slice(prefix.length) };
   }
-  return message;
+  return { id, file, problem: message };
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++] as T);
