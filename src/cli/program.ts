@@ -18,6 +18,7 @@ import { registerJobs } from './commands/jobs.js';
 import { registerLog } from './commands/log.js';
 import { registerMergePrune } from './commands/merge-prune.js';
 import { registerRun } from './commands/run.js';
+import { registerStatusline } from './commands/statusline.js';
 import { registerUsage } from './commands/usage.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
@@ -121,6 +122,7 @@ Examples:
   registerMergePrune(program, ctx);
   registerDashboard(program, ctx);
   registerUsage(program, ctx);
+  registerStatusline(program, ctx);
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;
 }
