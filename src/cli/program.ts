@@ -68,23 +68,25 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
 const INLINE_COMMANDS = ['mcp', 'models'];
 
 /**
- * The subcommand `argv` names (its first operand, skipping the root options and
- * their values), or 'all' when help is asked for: then every command is listed.
+ * The command modules `argv` needs: that of the subcommand it names (its first
+ * operand, skipping the root options and their values), or all of them when help
+ * is asked for, so every command is listed.
  */
-function commandIn(program: Command, argv: readonly string[]): string | 'all' | undefined {
+function commandsIn(program: Command, argv: readonly string[]): string[] {
+  const all = Object.keys(COMMANDS);
+  const named = (name: string | undefined): string[] => (name !== undefined && name in COMMANDS ? [name] : []);
   const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f) => f !== undefined)));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--help' || arg === '-h' || arg === 'help') return 'all';
-    if (arg === '--') return argv[i + 1];
-    if (!arg.startsWith('-')) return arg;
+    if (arg === '--help' || arg === '-h' || arg === 'help') return all;
+    if (arg === '--') return named(argv[i + 1]);
+    if (!arg.startsWith('-')) return named(arg);
     if (!arg.includes('=') && takesValue.has(arg)) i++;
   }
-  return undefined;
+  return [];
 }
 
-async function registerCommands(program: Command, ctx: CliContext, name: string | 'all' | undefined): Promise<void> {
-  const wanted = name === 'all' ? Object.keys(COMMANDS) : name !== undefined && name in COMMANDS ? [name] : [];
+async function registerCommands(program: Command, ctx: CliContext, wanted: readonly string[]): Promise<void> {
   const registers = new Set(await Promise.all(wanted.map((n) => (COMMANDS[n] as () => Promise<Register>)())));
   // In COMMANDS order, which is the order --help lists them.
   for (const register of registers) register(program, ctx);
@@ -154,7 +156,7 @@ Examples:
       });
     });
 
-  await registerCommands(program, ctx, commandIn(program, argv));
+  await registerCommands(program, ctx, commandsIn(program, argv));
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;
 }
