@@ -1,5 +1,5 @@
 /**
- * Part 8: command-line start time. Each command (`--version`, `jobs`, `show`,
+ * Part 9: command-line start time. Each command (`--version`, `jobs`, `show`,
  * `usage`, `statusline` with Claude Code's status JSON on stdin) runs as a fresh
  * process of the built binary, side by side with a bare `node -e 0` in rotating
  * order, over a state directory of 10,000 finished jobs spread over a year (each

@@ -55,7 +55,7 @@ const PARTS: Record<PartName, { title: string; run: (scale: number) => Promise<O
   probing: { title: '4. probing', run: (scale) => measureProbing(scale) },
   sched: { title: '5. scale: 16 jobs on 4 slots', run: (scale) => measureScale(scale) },
   procs: { title: '7. several processes: N × M jobs on S slots', run: (scale) => measureMultiProcess(scale) },
-  cli: { title: '8. command-line start', run: (scale) => measureCliStart(scale) },
+  cli: { title: '9. command-line start', run: (scale) => measureCliStart(scale) },
   growth: {
     title: '6. cost growth',
     async run(scale) {
