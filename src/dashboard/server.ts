@@ -17,6 +17,7 @@ import { createLiveFeed } from './live-feed.js';
 import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
+import { usageView } from './usage-view.js';
 import { createFrontDoor } from '../net/front-door.js';
 import { newToken } from '../net/token.js';
 
@@ -68,6 +69,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
     if (url.pathname === '/api/events') return feed.attach(res);
     if (url.pathname === '/api/jobs') return sendJson(res, 200, { jobs: await rows() });
     if (url.pathname === '/api/endpoints') return sendJson(res, 200, await listing.get());
+    if (url.pathname === '/api/usage') return sendJson(res, 200, await usageView(app));
     const job = JOB_PATH.exec(url.pathname);
     if (job?.[1] !== undefined) {
       const id = decodeURIComponent(job[1]);

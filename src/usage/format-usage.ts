@@ -32,9 +32,10 @@ export function duration(ms: number): string {
 const percent = (ratio: number | undefined): string => (ratio === undefined ? '–' : `${Math.round(ratio * 100)}%`);
 const speed = (perS: number | undefined): string => (perS === undefined ? '–' : compactCount(perS));
 
-const HEADER = ['', 'jobs ok/failed/other', 'turns', 'requests', 'prompt evaluated', 'from cache', 'output', 'cache reuse', 'GPU time', 'prompt t/s', 'gen t/s', 'saved (est.)'];
+export const USAGE_HEADER = ['', 'jobs ok/failed/other', 'turns', 'requests', 'prompt evaluated', 'from cache', 'output', 'cache reuse', 'GPU time', 'prompt t/s', 'gen t/s', 'saved (est.)'];
 
-function cells(row: UsageRow): string[] {
+/** One row as both the CLI table and the dashboard show it. */
+export function usageCells(row: UsageRow): string[] {
   return [
     row.key,
     `${row.jobs.succeeded}/${row.jobs.failed}/${row.jobs.other}`,
@@ -52,7 +53,7 @@ function cells(row: UsageRow): string[] {
 }
 
 function table(rows: readonly string[][]): string {
-  const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const widths = USAGE_HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
 }
 
@@ -60,18 +61,22 @@ export function usageText(report: UsageReport): string {
   const t = report.total;
   const jobs = t.jobs.succeeded + t.jobs.failed + t.jobs.other;
   if (jobs === 0) return 'no jobs on record in this window';
+  return [table([USAGE_HEADER, ...report.rows.map(usageCells)]), '', ...usageTotalLines(report)].join('\n');
+}
+
+/** The total and the estimate, in words: under the CLI table and the dashboard's. */
+export function usageTotalLines(report: UsageReport): string[] {
+  const t = report.total;
+  const jobs = t.jobs.succeeded + t.jobs.failed + t.jobs.other;
   const c = report.comparison;
   const chosen = c.chosenBy === 'default' ? 'the default; set defaults.compare_with to the model you use' : 'defaults.compare_with';
-  const lines = [
-    table([HEADER, ...report.rows.map(cells)]),
-    '',
+  return [
     `total: ${jobs} jobs (${t.jobs.succeeded} succeeded, ${t.jobs.failed} failed, ${t.jobs.other} other), ${t.requests} model requests, ` +
       `${compactCount(t.evaluated + t.cacheWritten + t.cached)} prompt tokens (${percent(t.cacheReuse)} from cache), ${compactCount(t.output)} output, GPU ${duration(t.gpuMs)}`,
     `estimate vs ${c.model} (${chosen}; prices ${c.pricesFrom}): the succeeded jobs' tokens would cost ${estimateUsd(t.estimate.anthropicUsd)} there; ` +
       `delegating cost the caller ${estimateUsd(t.estimate.callerUsd)} (${compactCount(t.estimate.callerReadTokens)} tokens read, ${compactCount(t.estimate.callerWrittenTokens)} written, ` +
       `at ${CALLER_BYTES_PER_TOKEN} bytes a token); saved ${estimateUsd(t.estimate.savedUsd)}`,
   ];
-  return lines.join('\n');
 }
 
 /** Notes for stderr: what could not be read, by name. */
