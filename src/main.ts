@@ -17,7 +17,7 @@ function packageVersion(): string {
 
 async function main(): Promise<number> {
   const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), stdinIsTty: process.stdin.isTTY === true, exitCode: 0 };
-  const program = buildProgram(ctx);
+  const program = await buildProgram(ctx, process.argv.slice(2));
   try {
     await program.parseAsync(process.argv);
     return ctx.exitCode;

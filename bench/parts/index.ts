@@ -1,11 +1,12 @@
 /**
- * The seven benchmark parts, by name, each a function from a scale factor
+ * The eight benchmark parts, by name, each a function from a scale factor
  * (BENCH_SCALE: fewer rounds below 1) to its tables and targets. The entry
  * points pick which to run.
  */
 import { allCapturedRequests } from '../lib/fixtures.js';
 import { timed, type PartResult, type Table } from '../lib/report.js';
 import { formatSpread } from '../lib/stats.js';
+import { measureCliStart } from './cli-start.js';
 import { measureJobRecords } from './job-records.js';
 import { measureJobStart } from './job-start.js';
 import { measureMultiProcess } from './multi-process.js';
@@ -18,7 +19,7 @@ import { measureStreamsUnderLoad } from './shim-load.js';
 import { measureOverhead } from './shim-overhead.js';
 import { startShimRig } from './shim-rig.js';
 
-export type PartName = 'shim' | 'prefix' | 'start' | 'probing' | 'sched' | 'growth' | 'procs';
+export type PartName = 'shim' | 'prefix' | 'start' | 'probing' | 'sched' | 'growth' | 'procs' | 'cli';
 
 function pipelineTable(rounds: number): Table {
   const bodies = allCapturedRequests().map((r) => Buffer.from(JSON.stringify(r.body)));
@@ -54,6 +55,7 @@ const PARTS: Record<PartName, { title: string; run: (scale: number) => Promise<O
   probing: { title: '4. probing', run: (scale) => measureProbing(scale) },
   sched: { title: '5. scale: 16 jobs on 4 slots', run: (scale) => measureScale(scale) },
   procs: { title: '7. several processes: N × M jobs on S slots', run: (scale) => measureMultiProcess(scale) },
+  cli: { title: '9. command-line start', run: (scale) => measureCliStart(scale) },
   growth: {
     title: '6. cost growth',
     async run(scale) {

@@ -23,7 +23,7 @@ import type { SimInfo } from '../hosts/sim-host.js';
 export const RECORD_LADDER = [10, 100, 1000, 10_000] as const;
 
 /** A finished job as the server leaves it: ~1.5 kB of JSON. */
-function finishedRecord(i: number): JobRecord {
+export function finishedRecord(i: number): JobRecord {
   const at = new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString();
   return {
     id: newJobId(new Date(Date.UTC(2026, 10, 1) + i * 1000)),

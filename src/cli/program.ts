@@ -2,25 +2,16 @@
  * The command line: `localagents` (the MCP server) and its subcommands. Each
  * action builds the app, calls one service and prints; main.ts owns the
  * process (exit codes, the single catch).
+ *
+ * A command's module is loaded only when that command runs (all of them for
+ * --help): `localagents --version` or `statusline` must not load the Agent SDK,
+ * the MCP SDK, the shim and the dashboard first (BENCHMARKS.md, start time).
  */
 import { Command, Option, type CommanderError } from 'commander';
-import { closestMatch } from '../config/describe-schema.js';
 import { BadArgumentError } from '../errors.js';
-import { formatModelList } from '../registry/format-model-list.js';
-import { PERSON_NEXT_STEPS } from '../registry/model-list.js';
-import { registerCancel } from './commands/cancel.js';
-import { registerDashboard } from './commands/dashboard.js';
-import { HTTP_TOKEN_ENV, serve, TRANSPORTS, type ServeOptions } from './commands/serve.js';
-import { registerDiff } from './commands/diff.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerInit } from './commands/init.js';
-import { registerJobs } from './commands/jobs.js';
-import { registerLog } from './commands/log.js';
-import { registerMergePrune } from './commands/merge-prune.js';
-import { registerRun } from './commands/run.js';
+import { HTTP_TOKEN_ENV, TRANSPORTS, type ServeOptions } from './commands/serve-options.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
-import { withApp } from './with-app.js';
 
 export type { CliContext } from './context.js';
 
@@ -54,7 +45,55 @@ To add it to Claude Code: claude mcp add --scope user localagents -- localagents
 (\`localagents mcp\` runs the server here anyway.)`;
 }
 
-export function buildProgram(ctx: CliContext): Command {
+type Register = (program: Command, ctx: CliContext) => void;
+
+/** Every subcommand defined in its own module, by name, loaded on demand. */
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  init: async () => (await import('./commands/init.js')).registerInit,
+  doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
+  run: async () => (await import('./commands/run.js')).registerRun,
+  jobs: async () => (await import('./commands/jobs.js')).registerJobs,
+  show: async () => (await import('./commands/jobs.js')).registerJobs,
+  log: async () => (await import('./commands/log.js')).registerLog,
+  cancel: async () => (await import('./commands/cancel.js')).registerCancel,
+  diff: async () => (await import('./commands/diff.js')).registerDiff,
+  merge: async () => (await import('./commands/merge-prune.js')).registerMergePrune,
+  prune: async () => (await import('./commands/merge-prune.js')).registerMergePrune,
+  dashboard: async () => (await import('./commands/dashboard.js')).registerDashboard,
+  usage: async () => (await import('./commands/usage.js')).registerUsage,
+  statusline: async () => (await import('./commands/statusline.js')).registerStatusline,
+};
+
+/** The commands defined here rather than in a module of their own. */
+const INLINE_COMMANDS = ['mcp', 'models'];
+
+/**
+ * The command modules `argv` needs: that of the subcommand it names (its first
+ * operand, skipping the root options and their values), or all of them when help
+ * is asked for, so every command is listed.
+ */
+function commandsIn(program: Command, argv: readonly string[]): string[] {
+  const all = Object.keys(COMMANDS);
+  const named = (name: string | undefined): string[] => (name !== undefined && name in COMMANDS ? [name] : []);
+  const takesValue = new Set(program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.long, o.short].filter((f) => f !== undefined)));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h' || arg === 'help') return all;
+    if (arg === '--') return named(argv[i + 1]);
+    if (!arg.startsWith('-')) return named(arg);
+    if (!arg.includes('=') && takesValue.has(arg)) i++;
+  }
+  return [];
+}
+
+async function registerCommands(program: Command, ctx: CliContext, wanted: readonly string[]): Promise<void> {
+  const registers = new Set(await Promise.all(wanted.map((n) => (COMMANDS[n] as () => Promise<Register>)())));
+  // In COMMANDS order, which is the order --help lists them.
+  for (const register of registers) register(program, ctx);
+}
+
+/** `argv` is the user's arguments (process.argv without node and the script): it says which command modules to load. */
+export async function buildProgram(ctx: CliContext, argv: readonly string[]): Promise<Command> {
   const program = new Command('localagents')
     .description('MCP server that runs headless Claude Code sessions on your own llama.cpp / vLLM servers')
     .version(ctx.version)
@@ -75,10 +114,11 @@ Examples:
   localagents jobs                 running and queued jobs; show / log -f / diff / cancel JOB`)
     .helpCommand('help [command]', 'the options and examples of one command')
     .allowExcessArguments()
-    .action((opts: ServeOptions, command: Command) => {
+    .action(async (opts: ServeOptions, command: Command) => {
       const [unknown] = command.args;
       if (unknown !== undefined) {
-        const names = command.commands.map((c) => c.name());
+        const names = [...INLINE_COMMANDS, ...Object.keys(COMMANDS)];
+        const { closestMatch } = await import('../config/describe-schema.js');
         const guess = closestMatch(unknown, names);
         throw new BadArgumentError('command', `unknown command '${unknown}'${guess ? ` — did you mean ${guess}?` : ''}`, {
           hint: `The commands are ${names.join(', ')}; localagents --help explains them.`,
@@ -89,36 +129,34 @@ Examples:
         print(intro());
         return;
       }
+      const { serve } = await import('./commands/serve.js');
       return serve(ctx, opts);
     });
 
   program
     .command('mcp')
     .description('run the MCP server (the default when no command is given)')
-    .action(() => serve(ctx, program.opts<ServeOptions>()));
+    .action(async () => (await import('./commands/serve.js')).serve(ctx, program.opts<ServeOptions>()));
 
   program
     .command('models')
     .description('probe every endpoint and show what it serves, its context, slots and the model menu')
     .option('--json', 'machine-readable output')
     .addHelpText('after', '\nExamples:\n  localagents models\n  localagents --config ./models.yaml models --json')
-    .action((opts: { json?: boolean }) =>
-      withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
+    .action(async (opts: { json?: boolean }) => {
+      const [{ withApp }, { formatModelList }, { PERSON_NEXT_STEPS }] = await Promise.all([
+        import('./with-app.js'),
+        import('../registry/format-model-list.js'),
+        import('../registry/model-list.js'),
+      ]);
+      await withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const listing = await app.listModels();
         if (opts.json) printJson({ ...listing, next_steps: PERSON_NEXT_STEPS });
         else print(formatModelList(listing, 'person'));
-      }),
-    );
+      });
+    });
 
-  registerInit(program, ctx);
-  registerDoctor(program, ctx);
-  registerRun(program, ctx);
-  registerJobs(program, ctx);
-  registerLog(program, ctx);
-  registerCancel(program, ctx);
-  registerDiff(program, ctx);
-  registerMergePrune(program, ctx);
-  registerDashboard(program, ctx);
+  await registerCommands(program, ctx, commandsIn(program, argv));
   for (const command of [program, ...program.commands]) oneLineUsageErrors(command, command === program ? 'localagents' : `localagents ${command.name()}`);
   return program;
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { sandboxSchema } from './sandbox-schema.js';
+import { PUBLISHED_PRICES, priceSchema } from './prices.js';
 
 export const BACKENDS = ['llama.cpp', 'vllm', 'ollama', 'other'] as const;
 export type BackendKind = (typeof BACKENDS)[number];
@@ -120,6 +121,14 @@ export const defaultsSchema = z.strictObject({
   claude_code_path: z.string().min(1).refine((p) => p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p), 'an absolute path').optional(),
   /** Claude Code's sandbox around each session's Bash (src/config/sandbox-schema.ts). */
   sandbox: sandboxSchema.default(sandboxSchema.parse({})),
+  /** Per-million-token prices for the savings estimate, over the published table (src/config/prices.ts). */
+  prices: z.record(name, priceSchema).default({}),
+  /** The Anthropic model the savings estimate compares with: a key of the published table or of `prices`. */
+  compare_with: z.string().min(1).optional(),
+}).superRefine((d, ctx) => {
+  if (d.compare_with === undefined || d.compare_with in d.prices || d.compare_with in PUBLISHED_PRICES) return;
+  const known = [...Object.keys(PUBLISHED_PRICES), ...Object.keys(d.prices)];
+  ctx.addIssue({ code: 'custom', path: ['compare_with'], message: `no prices for "${d.compare_with}"; known: ${known.join(', ')} (add it under defaults.prices)` });
 });
 
 export const configFileSchema = z.strictObject({

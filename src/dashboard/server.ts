@@ -18,6 +18,7 @@ import { createLiveFeed } from './live-feed.js';
 import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
+import { usageView } from './usage-view.js';
 import { createFrontDoor } from '../net/front-door.js';
 import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken } from '../net/request-url.js';
 import { newToken } from '../net/token.js';
@@ -89,6 +90,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
     if (target.path === '/api/events') return feed.attach(res);
     if (target.path === '/api/jobs') return sendJson(res, 200, { jobs: await rows() });
     if (target.path === '/api/endpoints') return sendJson(res, 200, await listing.get());
+    if (target.path === '/api/usage') return sendJson(res, 200, await usageView(app));
     if (first === 'api' && second === 'jobs' && third !== undefined && (fourth === undefined || fourth === 'requests') && rest.length === 0) {
       const id = checkJobId(third, 'the job id in the URL');
       if (fourth === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));

@@ -18,7 +18,7 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
 };
 
-export const OWN_ASSETS = ['index.html', 'style.css', 'app.mjs', 'dom.mjs', 'endpoints-view.mjs', 'jobs-table.mjs', 'job-page.mjs', 'charts.mjs', 'menu-view.mjs'];
+export const OWN_ASSETS = ['index.html', 'style.css', 'app.mjs', 'dom.mjs', 'endpoints-view.mjs', 'jobs-table.mjs', 'job-page.mjs', 'charts.mjs', 'menu-view.mjs', 'usage-view.mjs'];
 /** uPlot's files in its dist/; scripts/bundle.mjs embeds the same two. */
 export const UPLOT_ASSETS = ['uPlot.iife.min.js', 'uPlot.min.css'];
 

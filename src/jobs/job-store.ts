@@ -24,6 +24,8 @@ export interface JobPaths {
   readonly events: string;
   readonly requests: string;
   readonly requestsFull: string;
+  /** What the calling Claude read and wrote about this job through MCP (src/jobs/caller-log.ts). */
+  readonly caller: string;
   /** Set when the folder or the first record could not be written (a full or read-only disk): the job runs unrecorded. */
   readonly unwritable?: string | undefined;
 }
@@ -53,6 +55,8 @@ export interface JobStore {
   save(record: JobRecord): Promise<void>;
   /** The record; a `running`/`queued` one whose server died comes back `interrupted`. */
   load(id: string): Promise<JobRecord>;
+  /** The record as on disk, neither cached nor reconciled: for reports that read every job once. */
+  read(id: string): Promise<JobRecord>;
   /**
    * Oldest first; with `newest`, only that many of the most recent jobs (ids sort by creation time).
    * Records that cannot be read or parsed come back in `damaged`.
@@ -85,6 +89,7 @@ export function createJobStore(stateDir: string): JobStore {
       events: join(dir, 'events.jsonl'),
       requests: join(dir, 'requests.jsonl'),
       requestsFull: join(dir, 'requests_full.jsonl'),
+      caller: join(dir, 'caller.jsonl'),
     };
   };
 
@@ -145,9 +150,8 @@ export function createJobStore(stateDir: string): JobStore {
     return record;
   };
 
-  const load = async (id: string): Promise<JobRecord> => {
-    const cached = finished.get(id);
-    if (cached !== undefined) return cached;
+  /** The record as on disk: not cached, not reconciled. */
+  const read = async (id: string): Promise<JobRecord> => {
     const file = paths(id).record;
     let text: string;
     try {
@@ -162,15 +166,21 @@ export function createJobStore(stateDir: string): JobStore {
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw damagedRecord(file, errorMessage(err));
+      throw damagedRecordError(file, errorMessage(err));
     }
     const parsed = jobRecordSchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
-      throw damagedRecord(file, `${where}${issue?.message ?? 'invalid'}`);
+      throw damagedRecordError(file, `${where}${issue?.message ?? 'invalid'}`);
     }
-    return remember(await reconcile(parsed.data));
+    return parsed.data;
+  };
+
+  const load = async (id: string): Promise<JobRecord> => {
+    const cached = finished.get(id);
+    if (cached !== undefined) return cached;
+    return remember(await reconcile(await read(id)));
   };
 
   return {
@@ -178,6 +188,7 @@ export function createJobStore(stateDir: string): JobStore {
     paths,
     save,
     load,
+    read,
     async create(record, task) {
       const p = paths(record.id);
       try {
@@ -214,7 +225,7 @@ export function createJobStore(stateDir: string): JobStore {
         } catch (err) {
           // A folder without job.json is a job being created (or removed) right now: nothing to report yet.
           if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
-          damaged.push({ id, file: paths(id).record, problem: damageOf(err, paths(id).record) });
+          damaged.push(damagedRecord(id, paths(id).record, err));
         }
       });
       records.sort((a, b) => a.id.localeCompare(b.id));
@@ -225,24 +236,24 @@ export function createJobStore(stateDir: string): JobStore {
 }
 
 /** A record that is there but is not a job record: said as such, and left for the user to look at. */
-function damagedRecord(file: string, problem: string): LocalAgentsError {
+function damagedRecordError(file: string, problem: string): LocalAgentsError {
   return new LocalAgentsError('bad_state', `job record ${file} is damaged: ${problem}`, {
     hint: `localagents never rewrites a damaged record; look at it, then move its folder aside (mv '${dirname(file)}' /tmp/) to hide the job.`,
     details: { path: file },
   });
 }
 
-/** The message of a load failure without the file name in front (the listing names the file itself). */
-function damageOf(err: unknown, file: string): string {
+/** A load failure as a listing shows it: the message without the file name in front (the listing names the file itself). */
+export function damagedRecord(id: string, file: string, err: unknown): DamagedRecord {
   const message = errorMessage(err);
   for (const prefix of [`job record ${file} is damaged: `, `job record ${file} `]) {
-    if (message.startsWith(prefix)) return message.slice(prefix.length);
+    if (message.startsWith(prefix)) return { id, file, problem: message.slice(prefix.length) };
   }
-  return message;
+  return { id, file, problem: message };
 }
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++] as T);

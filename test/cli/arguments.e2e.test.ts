@@ -65,7 +65,7 @@ describe('argument errors', { timeout: 60_000 }, () => {
     expect(await cli('jobs', '--bogus')).toMatchObject({ code: 2, stderr: "error: unknown option '--bogus'\nlocalagents jobs --help shows the options and examples.\n" });
     const unknown = await cli('stauts');
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe("error: unknown command 'stauts'\nThe commands are mcp, models, init, doctor, run, jobs, show, log, cancel, diff, merge, prune, dashboard; localagents --help explains them.\n");
+    expect(unknown.stderr).toBe("error: unknown command 'stauts'\nThe commands are mcp, models, init, doctor, run, jobs, show, log, cancel, diff, merge, prune, dashboard, usage, statusline; localagents --help explains them.\n");
   });
 
   it('every command has --help with examples', async () => {

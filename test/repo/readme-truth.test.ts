@@ -23,8 +23,9 @@ const README = readFileSync(README_PATH, 'utf8');
 const ROOT_COMMAND = 'localagents';
 
 /** Command name (the root as `localagents`) → every option spelling it accepts. */
-function cliOptions(): Map<string, Set<string>> {
-  const program = buildProgram({ version: '0.0.0', cwd: process.cwd(), env: {}, log: silentLogger, stdinIsTty: false, exitCode: 0 });
+async function cliOptions(): Promise<Map<string, Set<string>>> {
+  // `--help` makes the program load every command module, as `localagents --help` lists them all.
+  const program = await buildProgram({ version: '0.0.0', cwd: process.cwd(), env: {}, log: silentLogger, stdinIsTty: false, exitCode: 0 }, ['--help']);
   const spellings = (command: Command): Set<string> =>
     new Set(['--help', '-h', ...command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined))]);
   return new Map([[ROOT_COMMAND, spellings(program)], ...program.commands.map((c): [string, Set<string>] => [c.name(), spellings(c)])]);
@@ -72,8 +73,10 @@ function commandLineProblems(markdown: string, options: ReadonlyMap<string, Read
   return problems;
 }
 
+const CLI_OPTIONS = await cliOptions();
+
 describe('README: the command line', () => {
-  const options = cliOptions();
+  const options = CLI_OPTIONS;
   const commands = new Set([...options.keys(), 'help']);
   const table = tableRows(README, 'command').map((row) => ({ line: row.line, command: (row.value[0] ?? '').replace(/`/g, '').replace(/^localagents ?/, '').split(/\s+/)[0] || ROOT_COMMAND, options: optionsInCell(row.value[1] ?? '') }));
 

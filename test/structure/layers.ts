@@ -11,6 +11,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['cli'],
   ['mcp', 'dashboard', 'selftest'],
   ['app'],
+  ['usage'],
   ['jobs'],
   ['shim', 'registry'],
   ['backends'],

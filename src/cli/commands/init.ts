@@ -3,12 +3,13 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { detectServers, USUAL_PORTS } from '../../backends/detect.js';
+import { addStatusLine, claudeSettingsPath } from '../../config/claude-statusline.js';
 import { initFile, MAX_MODEL_ID_CHARS, writeNewConfig } from '../../config/init-file.js';
 import { CONFIG_ENV_VAR, CONFIG_FILE_NAME, userConfigDir } from '../../config/locate.js';
 import { BadArgumentError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { print, printJson } from '../output.js';
+import { print, printJson, processTerminal } from '../output.js';
 
 /** Where the loader will find it: --config, then $LOCALAGENTS_CONFIG, else the user config dir (XDG_CONFIG_HOME). */
 function targetPath(ctx: CliContext, configOption: string | undefined): string {
@@ -59,5 +60,23 @@ Examples:
       lines.push(`wrote ${path}${found.length ? '' : ' (with commented examples: uncomment one once a server runs)'}`);
       lines.push('Next: localagents doctor checks it; localagents models shows what each server serves.');
       print(lines.join('\n'));
+      await offerStatusLine(ctx);
     });
+}
+
+/** At a terminal only, and only on an explicit yes: localagents in Claude Code's status line. */
+async function offerStatusLine(ctx: CliContext): Promise<void> {
+  const terminal = processTerminal();
+  if (!terminal.interactive) return;
+  const file = claudeSettingsPath(ctx.env, ctx.env.HOME ?? homedir());
+  terminal.write(`Show running jobs and today's estimated savings in Claude Code's status line? This adds statusLine to ${file} (backed up first). [y/N] `);
+  const key = await terminal.readKey();
+  terminal.write('\n');
+  if (key?.toLowerCase() !== 'y') {
+    print('left Claude Code\'s settings as they are (the README shows the statusLine snippet)');
+    return;
+  }
+  const outcome = await addStatusLine(file);
+  if (outcome.added) print(`added "statusLine": localagents statusline to ${file}${outcome.backup ? ` (the old file is ${outcome.backup})` : ''}`);
+  else print(`${file} already has a statusLine (${JSON.stringify(outcome.existing).slice(0, 120)}); left it as it is`);
 }

@@ -15,22 +15,9 @@ import { isLoopbackAddress } from '../../net/front-door.js';
 import { newToken } from '../../net/token.js';
 import type { CliContext } from '../context.js';
 import { withApp } from '../with-app.js';
+import { HTTP_TOKEN_ENV, type ServeOptions } from './serve-options.js';
 
-export const TRANSPORTS = ['stdio', 'http', 'streamable-http', 'sse'] as const;
-
-/** The user's own bearer token for --transport http; an environment variable because argv is readable by every local user. */
-export const HTTP_TOKEN_ENV = 'LOCALAGENTS_HTTP_TOKEN';
 const MIN_TOKEN_CHARS = 32;
-
-export interface ServeOptions {
-  readonly config?: string;
-  readonly transport: string;
-  readonly port: string;
-  readonly host: string;
-  readonly allowedHost?: string[];
-  readonly dashboard?: boolean;
-  readonly dashboardPort?: string;
-}
 
 /** Resolves on the first of SIGINT / SIGTERM / SIGHUP. */
 function untilSignal(): Promise<void> {

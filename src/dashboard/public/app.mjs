@@ -7,6 +7,7 @@ import { renderEndpoints } from './endpoints-view.mjs';
 import { createJobPage } from './job-page.mjs';
 import { createJobsTable } from './jobs-table.mjs';
 import { renderMenu } from './menu-view.mjs';
+import { renderUsage } from './usage-view.mjs';
 
 const token = new URLSearchParams(location.search).get('token') ?? '';
 const withToken = (path) => `${path}${path.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
@@ -35,18 +36,37 @@ function showProblem(text) {
   node.hidden = !text;
 }
 
+// Re-read when the jobs change, at most every 10 s: the report reads every job of the last 30 days.
+let usageAt = 0;
+let usageTimer;
+function refreshUsage() {
+  if (usageTimer !== undefined) return;
+  usageTimer = window.setTimeout(async () => {
+    usageTimer = undefined;
+    usageAt = Date.now();
+    try {
+      renderUsage(await fetchJson('/api/usage'));
+    } catch (err) {
+      byId('usage-total').textContent = `usage could not be read: ${err.message}`;
+    }
+  }, Math.max(0, usageAt + 10_000 - Date.now()));
+}
+
 function route() {
   const match = /^#job\/([\w-]+)$/.exec(location.hash);
   if (match) {
     byId('jobs-view').hidden = true;
     byId('menu-section').hidden = true;
+    byId('usage-section').hidden = true;
     jobPage.show(match[1], rows.get(match[1]));
     window.scrollTo(0, 0);
   } else {
     jobPage.hide();
     byId('jobs-view').hidden = false;
     byId('menu-section').hidden = false;
+    byId('usage-section').hidden = false;
     table.update(rows);
+    refreshUsage();
   }
 }
 
@@ -74,7 +94,10 @@ events.addEventListener('jobs', (event) => {
   if (change.reset) rows.clear();
   for (const row of change.upsert) rows.set(row.id, row);
   for (const id of change.remove) rows.delete(id);
-  if (!byId('jobs-view').hidden) table.update(rows);
+  if (!byId('jobs-view').hidden) {
+    table.update(rows);
+    refreshUsage();
+  }
   jobPage.rowsChanged(rows);
 });
 events.addEventListener('endpoints', (event) => {

@@ -1,6 +1,7 @@
 /** Every MCP tool, registered in the order a caller uses them. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../../app.js';
+import { countingCallerBytes } from '../caller-bytes.js';
 import { registerCancelJob } from './cancel-job.js';
 import { registerJobLog } from './job-log.js';
 import { registerJobStatus } from './job-status.js';
@@ -28,5 +29,6 @@ export const TOOL_REGISTRARS = [
 ] as const;
 
 export function registerTools(server: McpServer, app: App): void {
-  for (const register of TOOL_REGISTRARS) register(server, app);
+  const counting = countingCallerBytes(server, app.store);
+  for (const register of TOOL_REGISTRARS) register(counting, app);
 }

@@ -1,0 +1,117 @@
+/**
+ * Part 9: command-line start time. Each command (`--version`, `jobs`, `show`,
+ * `usage`, `statusline` with Claude Code's status JSON on stdin) runs as a fresh
+ * process of the built binary, side by side with a bare `node -e 0` in rotating
+ * order, over a state directory of 10,000 finished jobs spread over a year (each
+ * with a small requests.jsonl) and two running today. Reported: wall time and the
+ * child's CPU time (user + system, from /proc/self/stat's cutime/cstime), each as
+ * a ratio to bare node; CPU time is the steadier figure on a loaded machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { newJobId } from '../../src/jobs/job-id.js';
+import { createJobStore } from '../../src/jobs/job-store.js';
+import type { Table, Target } from '../lib/report.js';
+import { formatSpread, median, rotate, spread } from '../lib/stats.js';
+import { finishedRecord } from './job-records.js';
+
+const BIN = resolve(import.meta.dirname, '..', '..', 'dist', 'main.js');
+const JOBS = 10_000;
+const DAY_MS = 86_400_000;
+const TICK_MS = 10; // USER_HZ on Linux
+
+/** CPU milliseconds of this process's waited-for children so far. */
+function childrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * TICK_MS; // cutime, cstime
+}
+
+async function fillYear(stateDir: string): Promise<string> {
+  const store = createJobStore(stateDir);
+  const now = Date.now();
+  let last = '';
+  for (let i = 0; i < JOBS; i += 64) {
+    await Promise.all(
+      Array.from({ length: Math.min(64, JOBS - i) }, async (_, k) => {
+        const n = i + k;
+        const at = new Date(now - 365 * DAY_MS + (n * 365 * DAY_MS) / JOBS);
+        const record = { ...finishedRecord(n), id: newJobId(at), created_at: at.toISOString(), started_at: at.toISOString(), finished_at: at.toISOString() };
+        const paths = await store.create(record, 'bench task\n');
+        const line = (j: number): string =>
+          JSON.stringify({ t: at.toISOString(), request: j, path: '/v1/messages', method: 'POST', model: 'm', messages: 3, tools: 9, stream: true, request_bytes: 50_000, status: 200, ttfb_ms: 800, total_ms: 4000, usage: { input_tokens: 3000, output_tokens: 400, cache_read_input_tokens: 30_000 }, folded_system_messages: 0, rewrites: [] });
+        writeFileSync(paths.requests, `${[1, 2, 3].map(line).join('\n')}\n`);
+        last = record.id;
+      }),
+    );
+  }
+  return last;
+}
+
+interface Variant {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly input?: string;
+  /** The most it may take, as a multiple of bare node (the issue's targets). */
+  readonly target?: number;
+}
+
+export async function measureCliStart(scale: number): Promise<{ tables: Table[]; targets: Target[]; notes: string[] }> {
+  const root = mkdtempSync(join(tmpdir(), 'la-bench-cli-'));
+  try {
+    const stateDir = join(root, 'state');
+    const lastId = await fillYear(stateDir);
+    writeFileSync(join(root, 'models.yaml'), 'endpoints: {}\n');
+    const status = JSON.stringify({ session_id: 'bench', cwd: '/home/dev/project', workspace: { current_dir: '/home/dev/project', project_dir: '/home/dev/project' }, model: { id: 'claude-sonnet-5-5', display_name: 'Sonnet 5.5' } });
+    const cli = (...args: string[]): string[] => [BIN, '--config', join(root, 'models.yaml'), ...args];
+    const variants: Variant[] = [
+      { name: 'node -e 0', args: ['-e', '0'] },
+      { name: '--version', args: [BIN, '--version'], target: 2.5 },
+      { name: 'jobs', args: cli('jobs'), target: 2.5 },
+      { name: 'show JOB', args: cli('show', lastId), target: 2.5 },
+      { name: 'usage', args: cli('usage'), target: 2.5 },
+      { name: 'statusline', args: cli('statusline'), input: status, target: 2 },
+    ];
+    const rounds = Math.max(3, Math.round(10 * scale));
+    const wall = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+    const cpu = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, LOCALAGENTS_STATE_DIR: stateDir };
+    for (let round = 0; round < rounds; round++) {
+      for (const v of rotate(variants, round)) {
+        const cpu0 = childrenCpuMs();
+        const t0 = performance.now();
+        const r = spawnSync(process.execPath, v.args, { cwd: root, env, input: v.input ?? '', encoding: 'utf8' });
+        wall.get(v.name)?.push(performance.now() - t0);
+        cpu.get(v.name)?.push(childrenCpuMs() - cpu0);
+        if (r.status !== 0) throw new Error(`${v.name} exited ${r.status}: ${r.stderr.slice(0, 300)}`);
+      }
+    }
+    const base = { wall: median(wall.get('node -e 0') ?? []), cpu: median(cpu.get('node -e 0') ?? []) };
+    const rows = variants.map((v) => {
+      const w = wall.get(v.name) ?? [];
+      const c = cpu.get(v.name) ?? [];
+      return [v.name, formatSpread(spread(w), 0), formatSpread(spread(c), 0), `${(median(w) / base.wall).toFixed(2)}×`, `${(median(c) / base.cpu).toFixed(2)}×`];
+    });
+    const targets = variants
+      .filter((v) => v.target !== undefined)
+      .map((v): Target => {
+        const ratio = median(cpu.get(v.name) ?? []) / base.cpu;
+        return { what: `${v.name} start, CPU time vs bare node`, measured: `${ratio.toFixed(2)}×`, target: `≤ ${v.target}×`, met: ratio <= (v.target ?? 0) };
+      });
+    return {
+      tables: [
+        {
+          title: `start of one command, ${rounds} rounds in rotating order, state dir of ${JOBS.toLocaleString('en-US')} jobs over a year (median (min–max), ms)`,
+          columns: ['command', 'wall ms', 'CPU ms', 'wall / node', 'CPU / node'],
+          rows,
+        },
+      ],
+      targets,
+      notes: ['CPU ms is the child\'s user + system time at 10 ms resolution; on a loaded machine wall time mostly measures the wait for a core.'],
+    };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}

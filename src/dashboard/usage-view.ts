@@ -1,0 +1,28 @@
+/**
+ * The dashboard's usage view: the same report as `localagents usage --by day`
+ * over the last USAGE_DAYS days, with the rows as the CLI's table shows them
+ * (one formatting for both) and the raw numbers for the charts.
+ */
+import type { App } from '../app.js';
+import type { Defaults } from '../config/schema.js';
+import { USAGE_HEADER, usageCells, usageProblems, usageTotalLines } from '../usage/format-usage.js';
+import { buildUsageReport, type UsageReport } from '../usage/report.js';
+
+export const USAGE_DAYS = 30;
+
+export interface UsageView {
+  readonly report: UsageReport;
+  readonly table: { readonly header: readonly string[]; readonly rows: readonly string[][] };
+  readonly total: readonly string[];
+  readonly problems: readonly string[];
+}
+
+const NO_PRICES: Pick<Defaults, 'prices' | 'compare_with'> = { prices: {}, compare_with: undefined };
+
+export async function usageView(app: App, now: Date = new Date()): Promise<UsageView> {
+  const since = new Date(now.getFullYear(), now.getMonth(), now.getDate() - (USAGE_DAYS - 1));
+  // A broken models.yaml is shown by the endpoints view; the estimate falls back to the default comparison.
+  const defaults = await app.loadConfig().then((c) => c.defaults, () => NO_PRICES);
+  const report = await buildUsageReport(app.store, defaults, 'day', { since });
+  return { report, table: { header: USAGE_HEADER, rows: report.rows.map(usageCells) }, total: usageTotalLines(report), problems: usageProblems(report) };
+}

@@ -1,0 +1,108 @@
+/**
+ * What one job did, read from its folder: the record's status, model and turns,
+ * every generation request in requests.jsonl (tokens, time, speeds), and what
+ * the calling Claude wrote and read about it (caller.jsonl). Lines that cannot be
+ * read are counted, never trusted and never fatal.
+ */
+import { readCallerLine } from '../jobs/caller-log.js';
+import type { JobRecord } from '../jobs/job-record.js';
+import type { JobPaths } from '../jobs/job-store.js';
+import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-line.js';
+import { forEachLine } from './jsonl-lines.js';
+
+/** Far beyond a requests.jsonl or caller.jsonl line (~500 bytes); a longer one is not ours. */
+const MAX_LINE_BYTES = 1024 * 1024;
+
+export interface TokenCounts {
+  /** Prompt tokens the server evaluated. */
+  readonly evaluated: number;
+  /** Prompt tokens a backend said it wrote to a cache (Anthropic-style backends only). */
+  readonly cacheWritten: number;
+  /** Prompt tokens served from the KV cache. */
+  readonly cached: number;
+  readonly output: number;
+}
+
+export interface CallerBytes {
+  /** MCP tool calls about the job. */
+  readonly calls: number;
+  /** What the caller wrote: the calls' arguments (the brief among them). */
+  readonly argsBytes: number;
+  /** What the caller read: the tool results. */
+  readonly resultBytes: number;
+}
+
+export interface JobUsage {
+  readonly id: string;
+  readonly status: JobRecord['status'];
+  readonly createdAt: string;
+  readonly model: string;
+  readonly endpoint: string;
+  readonly repo: string;
+  readonly turns: number;
+  /** Generation requests (POST /v1/messages) in requests.jsonl. */
+  readonly requests: number;
+  readonly tokens: TokenCounts;
+  /** Sum of the generation requests' durations. */
+  readonly gpuMs: number;
+  /** Per request, where measurable. */
+  readonly promptTokensPerS: readonly number[];
+  readonly generationTokensPerS: readonly number[];
+  readonly caller: CallerBytes;
+  /** Lines of requests.jsonl or caller.jsonl that could not be read, and whether one of them ends mid-line. */
+  readonly unreadableLines: number;
+  readonly halfWritten: boolean;
+}
+
+export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'requests' | 'caller'>): Promise<JobUsage> {
+  const tokens = { evaluated: 0, cacheWritten: 0, cached: 0, output: 0 };
+  const promptSpeeds: number[] = [];
+  const generationSpeeds: number[] = [];
+  let requests = 0;
+  let gpuMs = 0;
+  let unreadable = 0;
+  const requestVisit = await forEachLine(paths.requests, MAX_LINE_BYTES, (line) => {
+    const read = readRequestLine(line);
+    if (read.kind === 'unreadable') unreadable++;
+    if (read.kind !== 'generation') return;
+    const r = read.request;
+    requests++;
+    gpuMs += r.totalMs;
+    tokens.evaluated += r.evaluated;
+    tokens.cacheWritten += r.cacheWritten;
+    tokens.cached += r.cached;
+    tokens.output += r.output;
+    const prompt = promptTokensPerS(r);
+    if (prompt !== undefined) promptSpeeds.push(prompt);
+    const generation = generationTokensPerS(r);
+    if (generation !== undefined) generationSpeeds.push(generation);
+  });
+  const caller = { calls: 0, argsBytes: 0, resultBytes: 0 };
+  const callerVisit = await forEachLine(paths.caller, MAX_LINE_BYTES, (line) => {
+    const entry = readCallerLine(line);
+    if (entry === undefined) {
+      unreadable++;
+      return;
+    }
+    caller.calls++;
+    caller.argsBytes += entry.args_bytes;
+    caller.resultBytes += entry.result_bytes;
+  });
+  return {
+    id: record.id,
+    status: record.status,
+    createdAt: record.created_at,
+    model: record.model.served ?? record.model.requested ?? '(none)',
+    endpoint: record.model.endpoint ?? '(none)',
+    repo: record.cwd,
+    turns: record.num_turns,
+    requests,
+    tokens,
+    gpuMs,
+    promptTokensPerS: promptSpeeds,
+    generationTokensPerS: generationSpeeds,
+    caller,
+    unreadableLines: unreadable + requestVisit.tooLong + callerVisit.tooLong,
+    halfWritten: requestVisit.halfWritten || callerVisit.halfWritten,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The usage report over every job in the state directory, whichever process ran
+ * it: read in chunks of CHUNK_JOBS ids, a few files at a time, each job's facts
+ * added to the tally and dropped. Damaged records and unreadable log lines are
+ * named in the report, never fatal.
+ */
+import type { Defaults } from '../config/schema.js';
+import { isLocalAgentsError } from '../errors.js';
+import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
+import { comparison, type Comparison } from './estimate.js';
+import { readJobUsage, type JobUsage } from './job-usage.js';
+import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
+
+export const CHUNK_JOBS = 10_000;
+/** Jobs read at once: thousands of parallel opens run out of file descriptors. */
+const READ_CONCURRENCY = 16;
+const DAY_MS = 86_400_000;
+
+export interface UsageWindow {
+  /** Jobs created at or after this instant. */
+  readonly since?: Date | undefined;
+  /** Jobs created before this instant. */
+  readonly until?: Date | undefined;
+}
+
+/** A job whose logs had lines that could not be read (not counted in the sums). */
+export interface UnreadableLog {
+  readonly id: string;
+  readonly lines: number;
+  readonly halfWritten: boolean;
+}
+
+export interface UsageReport {
+  readonly by: Grouping;
+  readonly window: { readonly since: string | undefined; readonly until: string | undefined };
+  readonly rows: readonly UsageRow[];
+  readonly total: UsageRow;
+  readonly comparison: Comparison;
+  readonly damaged: readonly DamagedRecord[];
+  readonly unreadable: readonly UnreadableLog[];
+}
+
+/** A job id starts with its UTC creation time: ids a day or more outside the window are skipped unread. */
+function idMayBeIn(id: string, window: UsageWindow): boolean {
+  const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(id);
+  if (m === null) return true;
+  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  if (window.since !== undefined && at < window.since.getTime() - DAY_MS) return false;
+  if (window.until !== undefined && at > window.until.getTime() + DAY_MS) return false;
+  return true;
+}
+
+function inWindow(createdAt: string, window: UsageWindow): boolean {
+  const at = Date.parse(createdAt);
+  return (window.since === undefined || at >= window.since.getTime()) && (window.until === undefined || at < window.until.getTime());
+}
+
+/** Calls `onJob` for every job in the window, CHUNK_JOBS ids at a time; returns what could not be read. */
+export async function forEachJobUsage(
+  store: JobStore,
+  window: UsageWindow,
+  onJob: (job: JobUsage) => void,
+): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
+  const ids = (await store.ids()).filter((id) => idMayBeIn(id, window));
+  const damaged: DamagedRecord[] = [];
+  const unreadable: UnreadableLog[] = [];
+  for (let start = 0; start < ids.length; start += CHUNK_JOBS) {
+    await forEachLimited(ids.slice(start, start + CHUNK_JOBS), READ_CONCURRENCY, async (id) => {
+      let job: JobUsage;
+      try {
+        const record = await store.read(id);
+        if (!inWindow(record.created_at, window)) return;
+        job = await readJobUsage(record, store.paths(id));
+      } catch (err) {
+        // A folder without job.json is a job being created (or removed) right now: nothing to count yet.
+        if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
+        damaged.push(damagedRecord(id, store.paths(id).record, err));
+        return;
+      }
+      if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id, lines: job.unreadableLines, halfWritten: job.halfWritten });
+      onJob(job);
+    });
+  }
+  damaged.sort((a, b) => a.id.localeCompare(b.id));
+  unreadable.sort((a, b) => a.id.localeCompare(b.id));
+  return { damaged, unreadable };
+}
+
+export async function buildUsageReport(store: JobStore, defaults: Pick<Defaults, 'prices' | 'compare_with'>, by: Grouping, window: UsageWindow): Promise<UsageReport> {
+  const compared = comparison(defaults);
+  const tally = createUsageTally(by, compared.prices);
+  const { damaged, unreadable } = await forEachJobUsage(store, window, (job) => tally.add(job));
+  return {
+    by,
+    window: { since: window.since?.toISOString(), until: window.until?.toISOString() },
+    rows: tally.rows(),
+    total: tally.total(),
+    comparison: compared,
+    damaged,
+    unreadable,
+  };
+}

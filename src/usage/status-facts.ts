@@ -1,0 +1,54 @@
+/**
+ * What the Claude Code status line shows, read from the state directory only (no
+ * probe, no network): the jobs running and queued on the slot board, this project's
+ * first; the open backend request of the first running one; today's jobs and their
+ * estimated savings. A year of finished jobs costs a readdir: only today's are read.
+ */
+import type { Defaults } from '../config/schema.js';
+import { createSlotBoard } from '../coord/slot-board.js';
+import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
+import type { JobStore } from '../jobs/job-store.js';
+import { comparison } from './estimate.js';
+import { forEachJobUsage } from './report.js';
+import { createUsageTally } from './tally.js';
+
+export interface StatusFacts {
+  readonly running: { readonly here: number; readonly elsewhere: number };
+  readonly queued: { readonly here: number; readonly elsewhere: number };
+  /** The open request of the first running job (this project's first). */
+  readonly open: InFlightRequest | undefined;
+  readonly today: { readonly jobs: number; readonly savedUsd: number };
+}
+
+const inProject = (record: JobRecord, projectDir: string | undefined): boolean =>
+  projectDir !== undefined && (record.cwd === projectDir || record.cwd.startsWith(`${projectDir}/`));
+
+export async function statusFacts(stateDir: string, store: JobStore, projectDir: string | undefined, defaults: Pick<Defaults, 'prices' | 'compare_with'>, now: Date): Promise<StatusFacts> {
+  const board = await createSlotBoard(stateDir).read();
+  const records: { record: JobRecord; leased: boolean }[] = [];
+  for (const ticket of board.tickets) {
+    try {
+      records.push({ record: await store.read(ticket.job), leased: ticket.endpoint !== undefined });
+    } catch {
+      // A ticket whose record is being written or was pruned: the next refresh sees it.
+    }
+  }
+  const count = (leased: boolean): { here: number; elsewhere: number } => {
+    const of = records.filter((r) => r.leased === leased);
+    const here = of.filter((r) => inProject(r.record, projectDir)).length;
+    return { here, elsewhere: of.length - here };
+  };
+  const running = records.filter((r) => r.leased).sort((a, b) => Number(inProject(b.record, projectDir)) - Number(inProject(a.record, projectDir)));
+  const open = running.map((r) => r.record.in_flight?.[0]).find((r) => r !== undefined);
+
+  const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const tally = createUsageTally('day', comparison(defaults).prices);
+  await forEachJobUsage(store, { since: midnight }, (job) => tally.add(job));
+  const total = tally.total();
+  return {
+    running: count(true),
+    queued: count(false),
+    open,
+    today: { jobs: total.jobs.succeeded + total.jobs.failed + total.jobs.other, savedUsd: total.estimate.savedUsd },
+  };
+}
