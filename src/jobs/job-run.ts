@@ -79,6 +79,7 @@ export interface PlacedJob {
   readonly endpoint: Endpoint;
   readonly servedModel: string;
   readonly context: number | undefined;
+  readonly vision: boolean;
   readonly worktree: PreparedWorktree | undefined;
   readonly workDir: string;
   readonly resumeSession: string | undefined;
@@ -165,6 +166,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     endpoint: job.endpoint,
     servedModel: job.servedModel,
     context: job.context,
+    vision: job.vision,
     log: requestLog,
     onRequestStart: (progress) => {
       live.open(progress);

@@ -11,6 +11,7 @@ import { foldSystemMessages } from './rewrite/fold-system-messages.js';
 import { clampMaxTokens, type ContextOverflow, type MaxTokensOptions } from './rewrite/max-tokens.js';
 import { rewriteModelId } from './rewrite/model-id.js';
 import { stripFields } from './rewrite/strip-fields.js';
+import type { MediaReplacement } from './rewrite/images-as-text.js';
 
 export interface NormaliseOptions {
   /** The id the backend serves; `model` is set to it. */
@@ -32,6 +33,8 @@ export interface NormaliseNotes {
   modelRewrittenFrom?: string;
   maxTokensLoweredFrom?: number;
   strippedFields?: string[];
+  /** Images and documents turned into text (shim/media.ts runs after these rules: it is async). */
+  mediaReplaced?: readonly MediaReplacement[];
 }
 
 export interface NormaliseResult {

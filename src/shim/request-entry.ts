@@ -8,6 +8,7 @@ import type { NormaliseNotes } from './normalise.js';
 import type { ErrorSource, RequestLogEntry, Usage } from './request-log.js';
 import type { RouteSpec } from './routes.js';
 import type { UsageResult } from './usage.js';
+import { describeMedia } from './media.js';
 
 export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes === undefined) return [];
@@ -17,6 +18,8 @@ export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
   if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
   if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
+  const media = describeMedia(notes.mediaReplaced ?? []);
+  if (media !== undefined) out.push(media);
   return out;
 }
 
@@ -89,6 +92,7 @@ export function writeLog(spec: RouteSpec, f: LogFacts): void {
     usage: f.usage,
     folded_system_messages: f.notes?.foldedSystemMessages ?? 0,
     rewrites: [...describeRewrites(f.notes), ...f.extra],
+    media_replaced: f.notes?.mediaReplaced?.length ? f.notes.mediaReplaced : undefined,
     original_error: f.original,
     error: f.error,
     error_source: f.error === undefined ? undefined : f.errorSource,
