@@ -22,6 +22,7 @@ import type { BackendErrorEvent, JobRecord, JobStatus } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import type { JobSettings } from './run-request.js';
 import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS, type LiveThresholds } from './live-requests.js';
+import { createMediaTally } from './media-tally.js';
 import { newProgress, observe } from './session-observer.js';
 import { deniedFrontDoors, httpFrontDoorPorts } from '../mcp/http-registry.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
@@ -119,6 +120,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
   const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
   const thresholds = deps.liveThresholds ?? DEFAULT_LIVE_THRESHOLDS;
   const live = createLiveRequests(thresholds);
+  const media = createMediaTally();
   const backendErrors: BackendErrorEvent[] = [];
   let liveTimer: NodeJS.Timeout | undefined;
 
@@ -177,6 +179,8 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
       if (entry.path.startsWith('/v1/messages') && !entry.path.startsWith('/v1/messages/count_tokens')) {
         requests++;
         live.finished(entry);
+        const replaced = media.add(entry);
+        if (replaced !== undefined) update({ media_replaced: replaced });
         const failure = backendError(entry, job.endpoint.backend);
         if (failure !== undefined) {
           backendErrors.push(failure);
