@@ -74,3 +74,9 @@ export function makePdf(pages: readonly string[]): Buffer {
   out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
+
+/** A PDF whose standard security handler does not open with the empty user password: pdf.js asks for one. */
+export function makeEncryptedPdf(pages: readonly string[]): Buffer {
+  const encrypt = `/Encrypt << /Filter /Standard /V 1 /R 2 /O <${'11'.repeat(32)}> /U <${'22'.repeat(32)}> /P -4 >> /ID [<${'33'.repeat(16)}> <${'33'.repeat(16)}>] `;
+  return Buffer.from(makePdf(pages).toString('latin1').replace('trailer\n<< ', `trailer\n<< ${encrypt}`), 'latin1');
+}
