@@ -11,6 +11,7 @@ import { foldSystemMessages } from './rewrite/fold-system-messages.js';
 import { clampMaxTokens, type ContextOverflow, type MaxTokensOptions } from './rewrite/max-tokens.js';
 import { rewriteModelId } from './rewrite/model-id.js';
 import { stripFields } from './rewrite/strip-fields.js';
+import { referenceBlocksAsText } from './rewrite/reference-blocks-as-text.js';
 import type { MediaReplacement } from './rewrite/images-as-text.js';
 
 export interface NormaliseOptions {
@@ -33,6 +34,8 @@ export interface NormaliseNotes {
   modelRewrittenFrom?: string;
   maxTokensLoweredFrom?: number;
   strippedFields?: string[];
+  /** tool_reference and search_result blocks turned into text. */
+  referenceBlocksAsText?: number;
   /** Images and documents turned into text (shim/media.ts runs after these rules: it is async). */
   mediaReplaced?: readonly MediaReplacement[];
 }
@@ -48,7 +51,7 @@ export interface NormaliseResult {
 
 /**
  * Applies, in order: model id, billing-header hash, system-message fold,
- * field stripping, max_tokens clamp. Never throws; a body that is not a JSON
+ * field stripping, tool_reference/search_result as text, max_tokens clamp. Never throws; a body that is not a JSON
  * object comes back untouched.
  */
 export function normaliseRequest(body: unknown, options: NormaliseOptions): NormaliseResult {
@@ -56,7 +59,8 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   const billing = neutraliseBillingHeader(model.body);
   const fold = foldSystemMessages(billing.body);
   const strip = stripFields(fold.body, options.stripFields ?? []);
-  const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(strip.body, options.maxTokens);
+  const references = referenceBlocksAsText(strip.body);
+  const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(references.body, options.maxTokens);
 
   const notes: NormaliseNotes = {
     foldedSystemMessages: fold.folded,
@@ -66,8 +70,9 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   if (model.rewrittenFrom !== undefined) notes.modelRewrittenFrom = model.rewrittenFrom;
   if (clamp?.loweredFrom !== undefined) notes.maxTokensLoweredFrom = clamp.loweredFrom;
   if (strip.stripped.length > 0) notes.strippedFields = [...strip.stripped];
+  if (references.replaced > 0) notes.referenceBlocksAsText = references.replaced;
 
-  const finalBody = clamp?.body ?? strip.body;
+  const finalBody = clamp?.body ?? references.body;
   const result: NormaliseResult = { body: finalBody, changed: finalBody !== body, notes };
   return clamp?.overflow === undefined ? result : { ...result, overflow: clamp.overflow };
 }

@@ -18,6 +18,7 @@ export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
   if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);
   if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
+  if (notes.referenceBlocksAsText) out.push(`${notes.referenceBlocksAsText} tool_reference/search_result block(s) → text`);
   const media = describeMedia(notes.mediaReplaced ?? []);
   if (media !== undefined) out.push(media);
   return out;
