@@ -35,7 +35,8 @@ function messagesOf(body: JsonObject): JsonObject[] {
   return Array.isArray(body.messages) ? body.messages.filter((m): m is JsonObject => typeof m === 'object' && m !== null) : [];
 }
 
-function canon(body: JsonObject): string {
+/** The prompt a backend renders from a body, as compared here (also by the media end-to-end test). */
+export function canon(body: JsonObject): string {
   const messages = messagesOf(body).map((m) => ({ ...m, content: blocksOf(m.content) }));
   return JSON.stringify(withoutCacheControl({ system: body.system, tools: body.tools, messages }));
 }

@@ -16,6 +16,7 @@ const modelsBody = z.object({
       aliases: z.array(z.string()).optional(),
       meta: z.looseObject({ n_ctx: z.number().optional(), n_ctx_train: z.number().optional() }).optional(),
       status: z.looseObject({ value: z.string().optional() }).optional(),
+      architecture: z.looseObject({ input_modalities: z.array(z.string()).optional() }).optional(),
     }),
   ),
 });
@@ -28,6 +29,8 @@ const propsBody = z.looseObject({
   endpoint_metrics: z.boolean().optional(),
   build_info: z.string().optional(),
   chat_template_caps: z.looseObject({ supports_tool_calls: z.boolean().optional() }).optional(),
+  // b9553 says {vision, audio}, de3ff815 {vision, video, audio}; builds before multimodal support say nothing.
+  modalities: z.looseObject({ vision: z.boolean().optional() }).optional(),
 });
 
 const slotsBody = z.array(z.looseObject({ n_ctx: z.number().optional(), is_processing: z.boolean().optional() }));
@@ -76,6 +79,8 @@ export const probeLlamaCpp: BackendProber = async (ctx) => {
       context: context !== undefined && context > 0 ? context : undefined,
       contextSource,
       routerStatus: m.status?.value,
+      // A router's /props is its own, not a model's: each model says it in /v1/models.
+      vision: router ? m.architecture?.input_modalities?.includes('image') : props?.modalities?.vision,
       warnings: contextWarning(m.id, context !== undefined && context > 0 ? context : undefined, SLOT_FIX),
     };
   });

@@ -28,6 +28,8 @@ export interface ServedModel {
   readonly contextSource: ContextSource;
   /** Router mode: loaded / loading / unloaded / sleeping; undefined for single-model servers. */
   readonly routerStatus?: string | undefined;
+  /** Takes image input, as the server reports it (llama.cpp /props modalities, router input_modalities); undefined when it does not say. */
+  readonly vision?: boolean | undefined;
   readonly warnings: readonly string[];
 }
 

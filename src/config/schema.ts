@@ -63,6 +63,11 @@ export const endpointSchema = z.strictObject({
   api_key_env: envVarName.optional(),
   /** Concurrent localagents jobs allowed here; defaults to the probed slot count (llama.cpp) or 4 (vLLM). */
   max_jobs: z.number().int().min(1).max(256).optional(),
+  /**
+   * Whether the model here sees images, for servers that do not say (vLLM, Ollama, llama.cpp before
+   * multimodal support). A server that says wins, except that false always turns images into notes.
+   */
+  vision: z.boolean().optional(),
 });
 
 export const modelSchema = z.strictObject({

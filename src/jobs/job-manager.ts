@@ -193,6 +193,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       endpoint: candidate.endpoint,
       servedModel: candidate.model.id,
       context: candidate.context,
+      vision: candidate.vision,
       worktree,
       workDir,
       resumeSession: q.resumeSession,

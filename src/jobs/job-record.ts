@@ -132,6 +132,8 @@ export const jobRecordSchema = z.object({
   usage: usageSchema,
   first_turn_cache_read_tokens: z.number().optional(),
   requests: z.number(),
+  /** Distinct images and documents the shim turned into text (absent: none). */
+  media_replaced: z.object({ images: z.number(), documents_extracted: z.number(), documents_failed: z.number() }).optional(),
   /** Backend requests open right now (absent when none, and once the job ended). */
   in_flight: z.array(inFlightSchema).optional(),
   /** The most recent backend errors (at most 20), each explained. */

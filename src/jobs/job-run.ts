@@ -50,6 +50,7 @@ export interface PlacedJob {
   readonly endpoint: Endpoint;
   readonly servedModel: string;
   readonly context: number | undefined;
+  readonly vision: boolean;
   readonly worktree: PreparedWorktree | undefined;
   readonly workDir: string;
   readonly resumeSession: string | undefined;
@@ -136,6 +137,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
     endpoint: job.endpoint,
     servedModel: job.servedModel,
     context: job.context,
+    vision: job.vision,
     log: opened.requestLog,
     onRequestStart: (progress) => run.onRequestStart(progress),
     onRequest: (entry) => run.onRequest(entry),

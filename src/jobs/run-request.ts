@@ -10,6 +10,7 @@ import { BadArgumentError } from '../errors.js';
 import type { Isolation } from './job-record.js';
 import { sandboxPolicy, type SandboxPolicy, type SandboxRequest } from './sandbox/policy.js';
 import { worktreeSource } from './worktree.js';
+import { SERVER_SIDE_TOOLS_NOTE, withServerSideTools } from './server-side-tools.js';
 
 export interface RunRequest {
   readonly task: string;
@@ -83,7 +84,7 @@ export async function settleSettings(
     });
   }
   // A tool the config forbids stays forbidden whatever the caller asks for.
-  const disallowed = d.disallowed_tools;
+  const disallowed = withServerSideTools(d.disallowed_tools);
   const allowedTools = (request.allowedTools ?? d.allowed_tools).filter((t) => !disallowed.includes(t));
   const cwd = await resolveCwd(request.cwd ?? defaultCwd);
   const isolation = request.isolation ?? 'none';
@@ -98,7 +99,7 @@ export async function settleSettings(
     allowedTools,
     disallowedTools: disallowed,
     settingSources: d.setting_sources,
-    systemPromptAppend: request.systemPromptAppend ? `${d.system_prompt_append}\n\n${request.systemPromptAppend}` : d.system_prompt_append,
+    systemPromptAppend: [d.system_prompt_append, SERVER_SIDE_TOOLS_NOTE, request.systemPromptAppend].filter((t) => t !== undefined && t !== '').join('\n\n'),
     dumpRequests: d.dump_requests || env.LOCALAGENTS_DUMP_REQUESTS === '1',
     worktreeCaches: d.worktree_caches,
     claudeCodePath: d.claude_code_path,

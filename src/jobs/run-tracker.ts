@@ -12,6 +12,7 @@ import type { RequestProgress } from '../shim/request-progress.js';
 import { backendError, backendErrorLine } from './backend-error-event.js';
 import type { BackendErrorEvent, JobRecord } from './job-record.js';
 import { createLiveRequests, type LiveThresholds } from './live-requests.js';
+import { createMediaTally } from './media-tally.js';
 import { newProgress, observe, type SessionProgress } from './session-observer.js';
 
 /** Backend errors kept in the record: the recent ones tell the story, a retry storm must not grow it without end. */
@@ -58,6 +59,7 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
   const progress = newProgress();
   const live = createLiveRequests(out.thresholds);
   const backendErrors: BackendErrorEvent[] = [];
+  const media = createMediaTally();
   // Summed from what the backend reported per request, so job_status shows tokens while the job runs
   // (Claude Code's own totals arrive only with its final result, and leave out compaction requests).
   const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
@@ -106,6 +108,8 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
   const countRequest = (entry: RequestLogEntry): void => {
     requests++;
     live.finished(entry);
+    const replaced = media.add(entry);
+    if (replaced !== undefined) update({ media_replaced: replaced });
     const failure = backendError(entry, job.endpoint.backend);
     if (failure !== undefined) {
       backendErrors.push(failure);

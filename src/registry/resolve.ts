@@ -14,6 +14,8 @@ export interface Candidate {
   /** The window to give Claude Code: probed, else the menu entry's `context`. */
   readonly context: number | undefined;
   readonly contextSource: string;
+  /** The model sees images: the server says so, or models.yaml's endpoint `vision` does where it does not. */
+  readonly vision: boolean;
 }
 
 export interface Resolution {
@@ -87,6 +89,7 @@ export function resolveModel(config: Config, probes: readonly EndpointProbe[], r
       model,
       context: model.context ?? fallback,
       contextSource: model.context !== undefined ? model.contextSource : fallback !== undefined ? 'models.yaml context' : 'unknown',
+      vision: endpoint.vision !== false && (model.vision ?? endpoint.vision ?? false),
     };
   };
 

@@ -17,6 +17,8 @@ import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import { createRequestProgress } from './request-progress.js';
 import type { PromptWatch } from './prompt-watch.js';
+import { mayHoldMedia, replaceMedia } from './media.js';
+import type { PdfTextCache } from './pdf-text.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
 import { refusedAnswerError, requestTooLargeError, translateBackendError, unreachableBackendError } from './translate/backend-error.js';
@@ -132,6 +134,8 @@ async function countTokens(route: RouteState, pools: UpstreamPools, payload: Buf
 export interface ForwardShared {
   readonly pools: UpstreamPools;
   readonly promptWatch: PromptWatch;
+  /** PDF text per content, so every turn of a session gets the same text. */
+  readonly pdfTexts: PdfTextCache;
 }
 
 export async function forwardRequest(
@@ -178,6 +182,14 @@ export async function forwardRequest(
     const normalised = normaliseRequest(view.fields, { servedModel: spec.servedModel });
     notes = normalised.notes;
     let fields = normalised.body as Readonly<Record<string, unknown>>; // normaliseRequest returns an object for an object
+    const vision = spec.vision === true;
+    if (Array.isArray(fields.messages) && mayHoldMedia(raw, vision)) {
+      const media = await replaceMedia(fields.messages, vision, shared.pdfTexts);
+      if (media.replaced.length > 0) {
+        fields = { ...fields, messages: media.messages };
+        notes = { ...notes, mediaReplaced: media.replaced };
+      }
+    }
     // vLLM rejects prompt + max_tokens > max_model_len; llama.cpp only stops early.
     const maxTokens = numberField(fields, 'max_tokens');
     if (isMessages && spec.endpoint.backend === 'vllm' && spec.context !== undefined && maxTokens !== undefined) {

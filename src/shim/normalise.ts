@@ -13,6 +13,8 @@ import { rewriteModelId } from './rewrite/model-id.js';
 import { stripFields } from './rewrite/strip-fields.js';
 import { strictToolCallIds } from './rewrite/tool-call-ids.js';
 import { toolTurnText } from './rewrite/tool-turn-text.js';
+import { referenceBlocksAsText } from './rewrite/reference-blocks-as-text.js';
+import type { MediaReplacement } from './rewrite/images-as-text.js';
 
 export interface NormaliseOptions {
   /** The id the backend serves; `model` is set to it. */
@@ -37,6 +39,10 @@ export interface NormaliseNotes {
   /** User messages whose text went into their last tool result. */
   toolTurnTextMoved?: number;
   toolIdsRewritten?: number;
+  /** tool_reference and search_result blocks turned into text. */
+  referenceBlocksAsText?: number;
+  /** Images and documents turned into text (shim/media.ts runs after these rules: it is async). */
+  mediaReplaced?: readonly MediaReplacement[];
 }
 
 export interface NormaliseResult {
@@ -50,8 +56,8 @@ export interface NormaliseResult {
 
 /**
  * Applies, in order: model id, billing-header hash, system-message fold,
- * a tool turn's text into its tool result, tool call ids, field
- * stripping, max_tokens clamp. Never throws; a body that is not a JSON
+  * a tool turn's text into its tool result, tool call ids, field
+  * stripping, tool_reference/search_result as text, max_tokens clamp. Never throws; a body that is not a JSON
  * object comes back untouched.
  */
 export function normaliseRequest(body: unknown, options: NormaliseOptions): NormaliseResult {
@@ -61,7 +67,8 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   const turnText = toolTurnText(fold.body);
   const ids = strictToolCallIds(turnText.body);
   const strip = stripFields(ids.body, options.stripFields ?? []);
-  const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(strip.body, options.maxTokens);
+  const references = referenceBlocksAsText(strip.body);
+  const clamp = options.maxTokens === undefined ? undefined : clampMaxTokens(references.body, options.maxTokens);
 
   const notes: NormaliseNotes = {
     foldedSystemMessages: fold.folded,
@@ -73,8 +80,9 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   if (strip.stripped.length > 0) notes.strippedFields = [...strip.stripped];
   if (turnText.moved > 0) notes.toolTurnTextMoved = turnText.moved;
   if (ids.rewritten > 0) notes.toolIdsRewritten = ids.rewritten;
+  if (references.replaced > 0) notes.referenceBlocksAsText = references.replaced;
 
-  const finalBody = clamp?.body ?? strip.body;
+  const finalBody = clamp?.body ?? references.body;
   const result: NormaliseResult = { body: finalBody, changed: finalBody !== body, notes };
   return clamp?.overflow === undefined ? result : { ...result, overflow: clamp.overflow };
 }

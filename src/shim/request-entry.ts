@@ -8,6 +8,7 @@ import type { NormaliseNotes } from './normalise.js';
 import type { ErrorSource, RequestLogEntry, Usage } from './request-log.js';
 import type { RouteSpec } from './routes.js';
 import type { UsageResult } from './usage.js';
+import { describeMedia } from './media.js';
 
 export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes === undefined) return [];
@@ -19,6 +20,9 @@ export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes.strippedFields?.length) out.push(`stripped ${notes.strippedFields.join(', ')}`);
   if (notes.toolTurnTextMoved !== undefined) out.push(`moved the text of ${notes.toolTurnTextMoved} tool-result message(s) into the result`);
   if (notes.toolIdsRewritten !== undefined) out.push(`${notes.toolIdsRewritten} tool call id(s) to 9 letters and digits`);
+  if (notes.referenceBlocksAsText) out.push(`${notes.referenceBlocksAsText} tool_reference/search_result block(s) → text`);
+  const media = describeMedia(notes.mediaReplaced ?? []);
+  if (media !== undefined) out.push(media);
   return out;
 }
 
@@ -91,6 +95,7 @@ export function writeLog(spec: RouteSpec, f: LogFacts): void {
     usage: f.usage,
     folded_system_messages: f.notes?.foldedSystemMessages ?? 0,
     rewrites: [...describeRewrites(f.notes), ...f.extra],
+    media_replaced: f.notes?.mediaReplaced?.length ? f.notes.mediaReplaced : undefined,
     original_error: f.original,
     error: f.error,
     error_source: f.error === undefined ? undefined : f.errorSource,

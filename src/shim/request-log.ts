@@ -8,6 +8,7 @@ import type { WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { privateAppendStream } from '../coord/private-files.js';
 import { redactDeep, redactSecrets } from '../secrets/redact.js';
+import type { MediaReplacement } from './rewrite/images-as-text.js';
 
 export interface Usage {
   input_tokens?: number | undefined;
@@ -36,6 +37,8 @@ export interface RequestLogEntry {
   readonly usage: Usage | undefined;
   readonly folded_system_messages: number;
   readonly rewrites: readonly string[];
+  /** Images and documents the shim turned into text, each named by a key of its bytes (absent: none). */
+  readonly media_replaced?: readonly MediaReplacement[] | undefined;
   /** What the backend said when we translated its answer (first 300 characters). */
   readonly original_error?: string | undefined;
   readonly error?: string | undefined;

@@ -13,6 +13,8 @@ export interface RouteSpec {
   readonly servedModel: string;
   /** The backend's per-request window, when known (used to fit max_tokens on vLLM). */
   readonly context: number | undefined;
+  /** The model sees images (probed, or models.yaml `vision`); otherwise the shim turns each image into a note. */
+  readonly vision?: boolean | undefined;
   readonly log: RequestLog;
   /** Called after every request with what was logged, for live counters in the record. */
   readonly onRequest?: (entry: RequestLogEntry) => void;

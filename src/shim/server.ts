@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { learnSecret } from '../secrets/redact.js';
 import { forwardRequest, type RouteState } from './forward.js';
+import { createPdfTextCache } from './pdf-text.js';
 import type { OpenRoute, RouteSpec, Shim } from './routes.js';
 import { createUpstreamPools } from './upstream.js';
 import { createPromptWatch } from './prompt-watch.js';
@@ -44,7 +45,7 @@ export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
   const inFlight = new Map<string, number>();
   const pools = createUpstreamPools();
-  const shared = { pools, promptWatch: createPromptWatch(pools) };
+  const shared = { pools, promptWatch: createPromptWatch(pools), pdfTexts: createPdfTextCache() };
   let server: Server | undefined;
   let listening: Promise<number> | undefined;
 

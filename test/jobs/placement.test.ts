@@ -11,7 +11,7 @@ const probe = (name: string, total: number | undefined, busy = 0): EndpointProbe
   endpoint: name, baseUrl: '', backend: 'llama.cpp', host: undefined, notes: undefined, state: 'up', hostState: 'up', reason: '', models: [],
   slots: total === undefined ? undefined : { total, busy, free: total - busy, source: '/slots' }, metrics: { enabled: true }, server: {}, warnings: [], elapsedMs: 1,
 });
-const candidate = (e: Endpoint, p: EndpointProbe): Candidate => ({ endpoint: e, probe: p, model: { id: 'm', aliases: [], context: 1, contextSource: 'unknown', warnings: [] }, context: 1, contextSource: 'unknown' });
+const candidate = (e: Endpoint, p: EndpointProbe): Candidate => ({ endpoint: e, probe: p, model: { id: 'm', aliases: [], context: 1, contextSource: 'unknown', warnings: [] }, context: 1, contextSource: 'unknown', vision: false });
 
 describe('placement', () => {
   it('takes capacity from max_jobs, else the slot count, else 4 for vLLM', () => {

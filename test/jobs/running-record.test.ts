@@ -12,6 +12,7 @@ const candidate: Candidate = {
   model: { id: 'Qwen3-8B', aliases: [], context: 65536, contextSource: 'llama.cpp /props n_ctx (per slot)', warnings: ['from the model'] },
   context: 65536,
   contextSource: 'llama.cpp /props n_ctx (per slot)',
+  vision: false,
 };
 
 describe('runningRecord', () => {

@@ -165,3 +165,29 @@ describe('resolveModel', () => {
     );
   });
 });
+
+describe('vision of a candidate', () => {
+  const withVision = (vision: boolean | undefined): ServedModel => ({ ...served('m'), vision });
+  const visionOf = (endpointVision: boolean | undefined, probed: boolean | undefined): boolean | undefined => {
+    const cfg = config({ endpoints: { gpu: { base_url: 'http://127.0.0.1:1', ...(endpointVision === undefined ? {} : { vision: endpointVision }) } } });
+    return resolveModel(cfg, [probe('gpu', 'up', [withVision(probed)])], { model: 'm' }).candidates[0]?.vision;
+  };
+
+  it('takes what the server says, and assumes text only when it says nothing', () => {
+    expect(visionOf(undefined, true)).toBe(true);
+    expect(visionOf(undefined, false)).toBe(false);
+    expect(visionOf(undefined, undefined)).toBe(false);
+  });
+
+  it("takes models.yaml's endpoint vision where the server says nothing; false always wins", () => {
+    expect(visionOf(true, undefined)).toBe(true);
+    expect(visionOf(true, false)).toBe(false);
+    expect(visionOf(false, true)).toBe(false);
+  });
+
+  it('refuses a vision value that is not a boolean, naming the key', () => {
+    const parsed = configFileSchema.safeParse({ endpoints: { gpu: { base_url: 'http://127.0.0.1:1', vision: 'yes' } } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(['endpoints', 'gpu', 'vision']);
+  });
+});

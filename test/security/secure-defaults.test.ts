@@ -65,7 +65,7 @@ describe('secure defaults', () => {
       { text: 'Could not delegate.' },
     ]);
     const record = ok(await h.call('run_agent', { task: 'Delegate to a subagent.', allowed_tools: ['Agent', 'Task', 'Read', 'Bash'], wait_s: 60 }));
-    expect(record).toMatchObject({ status: 'succeeded', allowed_tools: ['Read', 'Bash'], disallowed_tools: ['Agent', 'Task'] });
+    expect(record).toMatchObject({ status: 'succeeded', allowed_tools: ['Read', 'Bash'], disallowed_tools: ['Agent', 'Task', 'WebSearch'] });
     const tools = initMessage(h, String(record.id)).tools;
     expect(tools).toContain('Read');
     expect(tools).not.toContain('Agent');

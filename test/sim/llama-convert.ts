@@ -52,6 +52,23 @@ export function toolResultText(content: unknown): string {
     .join('');
 }
 
+export interface ConvertOptions {
+  /** The pinned source (sep2026) keeps a tool_result's images as image parts; older builds keep only its text. */
+  readonly toolResultImages: boolean;
+}
+
+/** A tool_result's content: text only, or (pinned source) text and image parts when it holds an image. */
+function toolResultContent(content: unknown, options: ConvertOptions): string | JsonRecord[] {
+  const images = records(content).filter((c) => c['type'] === 'image');
+  if (!options.toolResultImages || images.length === 0) return toolResultText(content);
+  return records(content).flatMap((c) => (c['type'] === 'text' ? [{ type: 'text', text: str(c['text']) ?? '' }] : c['type'] === 'image' ? [imagePart(c) ?? {}] : []));
+}
+
+/** Whether a converted message carries an image part, which a server without an mmproj refuses. */
+export function hasImagePart(message: OaiMessage): boolean {
+  return Array.isArray(message.content) && records(message.content).some((p) => p['type'] === 'image_url');
+}
+
 function imagePart(block: JsonRecord): JsonRecord | undefined {
   const source = isRecord(block['source']) ? block['source'] : {};
   if (source['type'] === 'base64') {
@@ -62,7 +79,7 @@ function imagePart(block: JsonRecord): JsonRecord | undefined {
   return undefined;
 }
 
-function convertBlocks(msg: JsonRecord, blocks: unknown[], out: OaiMessage[]): void {
+function convertBlocks(msg: JsonRecord, blocks: unknown[], out: OaiMessage[], options: ConvertOptions): void {
   const role = str(msg['role']) ?? '';
   const parts: JsonRecord[] = [];
   const toolCalls: OaiToolCall[] = [];
@@ -83,7 +100,7 @@ function convertBlocks(msg: JsonRecord, blocks: unknown[], out: OaiMessage[]): v
         function: { name: str(block['name']) ?? '', arguments: JSON.stringify(input) },
       });
     } else if (type === 'tool_result') {
-      toolResults.push({ role: 'tool', tool_call_id: str(block['tool_use_id']) ?? '', content: toolResultText(block['content']) });
+      toolResults.push({ role: 'tool', tool_call_id: str(block['tool_use_id']) ?? '', content: toolResultContent(block['content'], options) });
     }
     // redacted_thinking, document, search_result, server_tool_use, …: dropped silently.
   }
@@ -113,7 +130,7 @@ function convertTools(tools: unknown): OaiTool[] | undefined {
   });
 }
 
-export function convertAnthropicLlama(body: JsonRecord): LlamaConverted {
+export function convertAnthropicLlama(body: JsonRecord, options: ConvertOptions): LlamaConverted {
   const messages: OaiMessage[] = [];
   const sys = convertSystem(body['system']);
   if (sys !== undefined) messages.push(sys);
@@ -128,7 +145,7 @@ export function convertAnthropicLlama(body: JsonRecord): LlamaConverted {
         continue;
       }
       const content = msg['content'];
-      if (Array.isArray(content)) convertBlocks(msg, content, messages);
+      if (Array.isArray(content)) convertBlocks(msg, content, messages, options);
       else messages.push(toOai(msg));
     }
   }

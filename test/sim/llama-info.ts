@@ -64,7 +64,8 @@ export function propsBody(o: ResolvedOptions): Record<string, unknown> {
     model_alias: o.modelId,
     model_ftype: 'Q4_K - Medium',
     model_path: `/models/${o.modelId.replace(/[^A-Za-z0-9._-]+/g, '_')}.gguf`,
-    modalities: { vision: false, video: false, audio: false },
+    // b9553 reports {vision, audio} (backends.md §4.1); the August build and the pinned source add video.
+    modalities: o.llamaBuild === 'b9553' ? { vision: o.vision, audio: false } : { vision: o.vision, video: false, audio: false },
     media_marker: `<__media_${randomAlnum()}__>`,
     endpoint_slots: o.slotsEndpoint,
     endpoint_props: false,
@@ -155,7 +156,7 @@ export function routerModelsBody(o: ResolvedOptions, models: readonly string[]):
       owned_by: 'llamacpp',
       created: CREATED,
       status: { value: 'loaded', args: ['llama-server', '--model', `/models/${id}.gguf`] },
-      architecture: { input_modalities: ['text'], output_modalities: ['text'] },
+      architecture: { input_modalities: o.vision ? ['text', 'image'] : ['text'], output_modalities: ['text'] },
       need_download: false,
       meta: modelMeta(o),
     })),

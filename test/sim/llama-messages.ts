@@ -7,7 +7,7 @@
 import { sendJson, sleep, sleepWithPings, untilAborted, writeEvents, writeSseHeaders } from './http-io.js';
 import { llamaMessageId, llamaToolId } from './ids.js';
 import type { JsonRecord } from './json.js';
-import { ConvertRuntimeError, convertAnthropicLlama, type LlamaConverted } from './llama-convert.js';
+import { ConvertRuntimeError, convertAnthropicLlama, hasImagePart, type LlamaConverted } from './llama-convert.js';
 import { contextExceeded, llamaError, templateError, type ErrorReply } from './llama-errors.js';
 import type { LlamaMetrics } from './llama-metrics.js';
 import type { SlotAssignment, SlotPool } from './llama-slots.js';
@@ -24,6 +24,8 @@ export interface LlamaEngine {
   readonly metrics: LlamaMetrics;
 }
 
+const IMAGE_NOT_SUPPORTED = 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj';
+
 interface Prepared {
   readonly converted: LlamaConverted;
   readonly prompt: string;
@@ -34,11 +36,13 @@ interface Prepared {
 function prepare(engine: LlamaEngine, body: JsonRecord): Prepared | ErrorReply {
   let converted: LlamaConverted;
   try {
-    converted = convertAnthropicLlama(body);
+    converted = convertAnthropicLlama(body, { toolResultImages: engine.state.opts.llamaBuild === 'sep2026' });
   } catch (e) {
     if (e instanceof ConvertRuntimeError) return llamaError(e.message, 'server_error');
     throw e;
   }
+  // server-common.cpp (oaicompat_chat_params_parse): an image part without an mmproj is a runtime_error → 500.
+  if (!engine.state.opts.vision && converted.messages.some(hasImagePart)) return llamaError(IMAGE_NOT_SUPPORTED, 'server_error');
   for (const m of converted.messages) {
     if (m.role !== 'assistant' && m.content === undefined) {
       return llamaError("All non-assistant messages must contain 'content'", 'invalid_request_error');

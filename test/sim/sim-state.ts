@@ -25,6 +25,7 @@ export interface ResolvedOptions {
   readonly countTokens: boolean;
   readonly slotPromptSimilarity: number;
   readonly cacheRam: boolean;
+  readonly vision: boolean;
   readonly routerModels: readonly string[] | undefined;
   readonly promptTokensDetails: boolean;
   readonly vllmInlineSystem: 'merge' | 'keep';
@@ -57,6 +58,7 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
     countTokens: o.countTokens ?? true,
     slotPromptSimilarity: o.slotPromptSimilarity ?? 0.1,
     cacheRam: o.cacheRam ?? true,
+    vision: o.vision ?? false,
     routerModels: o.routerModels,
     promptTokensDetails: o.promptTokensDetails ?? false,
     vllmInlineSystem: o.vllmInlineSystem ?? 'merge',

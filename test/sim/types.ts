@@ -107,6 +107,12 @@ export interface SimulatorOptions {
   readonly countTokens?: boolean;
   /** llama.cpp --slot-prompt-similarity (default 0.10). */
   readonly slotPromptSimilarity?: number;
+  /**
+   * llama.cpp with an --mmproj that takes images (default false): /props says modalities.vision and images are
+   * accepted. Without it every request holding an image answers 500 "image input is not supported" (sep2026 also
+   * for images inside a tool_result; b9553/aug2026 drop those silently).
+   */
+  readonly vision?: boolean;
   /** llama.cpp RAM prompt cache (--cache-ram; default on, 16 saved prompts). */
   readonly cacheRam?: boolean;
   /** llama.cpp router mode: these model ids are served (all share one simulated engine). */

@@ -1,0 +1,62 @@
+/** What the probe learns of an endpoint's input modalities, from what each server really reports. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createProber } from '../../src/backends/probe.js';
+import type { Endpoint } from '../../src/config/schema.js';
+import { startSimulator, type SimulatorOptions } from '../sim/index.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function probeOf(endpoint: Omit<Endpoint, 'name'>): Promise<Awaited<ReturnType<ReturnType<typeof createProber>['probeEndpoint']>>> {
+  const prober = createProber();
+  cleanups.push(() => prober.close());
+  return prober.probeEndpoint({ name: 'gpu', ...endpoint }, 2.5);
+}
+
+async function sim(options: SimulatorOptions): Promise<string> {
+  const s = await startSimulator(options);
+  cleanups.push(() => s.close());
+  return s.url;
+}
+
+/** A llama-server from before multimodal support: /props has no `modalities`. */
+async function oldLlamaServer(): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const body = req.url === '/v1/models' ? { object: 'list', data: [{ id: 'old.gguf', meta: { n_ctx: 131072 } }] } : req.url === '/props' ? { total_slots: 1, default_generation_settings: { n_ctx: 131072 } } : undefined;
+    res.writeHead(body === undefined ? 404 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body ?? { error: { code: 404, message: 'File Not Found', type: 'not_found_error' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('input modalities', () => {
+  it('llama.cpp: /props modalities.vision, false without an mmproj and true with one', async () => {
+    for (const llamaBuild of ['b9553', 'aug2026', 'sep2026'] as const) {
+      const text = await probeOf({ base_url: await sim({ flavor: 'llama.cpp', llamaBuild }), backend: 'llama.cpp' });
+      expect(text.models[0]?.vision).toBe(false);
+      const vision = await probeOf({ base_url: await sim({ flavor: 'llama.cpp', llamaBuild, vision: true }), backend: 'llama.cpp' });
+      expect(vision.models[0]?.vision).toBe(true);
+    }
+  });
+
+  it("llama.cpp router: each model's /v1/models input_modalities", async () => {
+    const p = await probeOf({ base_url: await sim({ flavor: 'llama.cpp', routerModels: ['a', 'b'], vision: true }), backend: 'llama.cpp' });
+    expect(p.models.map((m) => [m.id, m.vision])).toEqual([['a', true], ['b', true]]);
+  });
+
+  it('unknown where the server does not say: an older llama-server, vLLM, Ollama', async () => {
+    const old = await probeOf({ base_url: await oldLlamaServer(), backend: 'llama.cpp' });
+    expect(old.state).toBe('up');
+    expect(old.models[0]?.vision).toBeUndefined();
+    const vllm = await probeOf({ base_url: await sim({ flavor: 'vllm' }), backend: 'vllm' });
+    expect(vllm.models[0]?.vision).toBeUndefined();
+    const ollama = await probeOf({ base_url: await sim({ flavor: 'ollama' }), backend: 'ollama' });
+    expect(ollama.models[0]?.vision).toBeUndefined();
+  });
+});
