@@ -54,7 +54,7 @@ describe('dashboard usage view in Chromium', () => {
   it('charts tokens, savings and jobs per day, with the same rows as `localagents usage`', async () => {
     await page.goto(dash.url);
     await page.waitForSelector('#usage-table tbody tr');
-    const shown = await page.$$eval('#usage-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const shown = await page.evaluate<string[][]>(`[...document.querySelectorAll('#usage-table tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''))`);
 
     const cli = await runCli(['--config', join(t.root, 'models.yaml'), 'usage', '--since', '30d'], {
       cwd: t.repo,
@@ -70,7 +70,7 @@ describe('dashboard usage view in Chromium', () => {
     for (const chart of ['#chart-usage-tokens', '#chart-usage-saved', '#chart-usage-jobs']) {
       expect(await page.getAttribute(chart, 'data-points')).toBe('6');
     }
-    expect(await page.$$eval('#chart-usage-jobs .u-series .u-label', (ls) => ls.map((l) => l.textContent))).toEqual(['day', 'other', 'failed', 'succeeded']);
+    expect(await page.evaluate<string[]>(`[...document.querySelectorAll('#chart-usage-jobs .u-series .u-label')].map((l) => l.textContent)`)).toEqual(['day', 'other', 'failed', 'succeeded']);
     mkdirSync(DOCS, { recursive: true });
     await page.locator('#usage-section').screenshot({ path: join(DOCS, 'dashboard-usage.png') });
   }, 60_000);
