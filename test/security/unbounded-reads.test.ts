@@ -145,6 +145,7 @@ describe('the shim refuses oversized requests before reading them', () => {
       endpoint: { name: 'gpu', base_url: hostile.url, backend: 'llama.cpp' } as never,
       servedModel: 'qwen-test',
       context: undefined,
+      vision: true, // a model that sees images: the screenshot's bytes are forwarded, not replaced by a note
       log: nullRequestLog,
     });
     base = new URL(route.baseUrl);
