@@ -95,7 +95,8 @@ describe('file modes are enforced, not hoped for', { timeout: 120_000 }, () => {
     chmodSync(dirs.state, 0o700);
     chmodSync(dirs.root, 0o700);
     const fixed = await runCli(['--config', dirs.config, 'doctor'], { cwd: dirs.repo, env: serverEnv(dirs) });
-    expect(fixed.stdout).not.toContain('state directory');
+    expect(fixed.stdout).not.toContain('FAIL state directory');
+    expect(fixed.stdout).not.toContain('can be read by other users');
     expect(fixed.stdout).not.toContain('config directory');
     expect(existsSync(dirs.state)).toBe(true);
   });
