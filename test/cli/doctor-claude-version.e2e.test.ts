@@ -23,14 +23,15 @@ describe('doctor: the Claude Code version against the tested range', { timeout: 
     chmodSync(path, 0o755);
     return path;
   };
-  const doctor = async (version: string): Promise<{ code: number | null; line: string; fixes: string[] }> => {
-    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\ndefaults:\n  claude_code_path: ${fakeClaude(version)}\n`);
+  const doctor = async (version: string): Promise<{ code: number | null; line: string; fixes: string[]; stdout: string }> => {
+    // The sandbox is off here: doctor's sandbox proof runs a real job, which a fake `claude` that only prints its version cannot.
+    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\ndefaults:\n  claude_code_path: ${fakeClaude(version)}\n  sandbox:\n    enabled: false\n`);
     const result = await runCli(['--config', dirs.config, 'doctor'], { cwd: dirs.repo, env: serverEnv(dirs) });
     const lines = result.stdout.split('\n');
     const at = lines.findIndex((l) => / claude code: /.test(l));
     const fixes: string[] = [];
     for (let i = at + 1; i < lines.length && lines[i]?.startsWith('     fix: '); i++) fixes.push(lines[i]?.slice('     fix: '.length) ?? '');
-    return { code: result.code, line: lines[at] ?? '', fixes };
+    return { code: result.code, line: lines[at] ?? '', fixes, stdout: result.stdout };
   };
 
   beforeAll(async () => {
@@ -47,7 +48,7 @@ describe('doctor: the Claude Code version against the tested range', { timeout: 
     const result = await doctor(NEWEST_TESTED);
     expect(result.line).toMatch(new RegExp(`^ok {3}claude code: ${NEWEST_TESTED.replace(/\./g, '\\.')} \\(Claude Code\\) at .*defaults\\.claude_code_path in models\\.yaml\\), inside the tested range \\(${OLDEST_SUPPORTED} to ${NEWEST_TESTED}\\)$`));
     expect(result.fixes).toEqual([]);
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout).toBe(0);
   });
 
   it('older than the oldest supported: the check fails, and says why, with the tested versions', async () => {
@@ -62,14 +63,14 @@ describe('doctor: the Claude Code version against the tested range', { timeout: 
     const result = await doctor('9.0.0');
     expect(result.line).toMatch(/^ok {3}claude code: 9\.0\.0 \(Claude Code\) at .*, outside the tested range/);
     expect(result.fixes).toEqual([expect.stringContaining(`Claude Code 9.0.0 is newer than the newest tested release; it probably works, but localagents is tested with ${testedRangeText()}`)]);
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout).toBe(0);
   });
 
   it(`inside the range but before ${COMPACTS_FROM}: ok, warning that long jobs fail instead of compacting`, async () => {
     const result = await doctor('2.0.50');
     expect(result.line).toMatch(/^ok {3}claude code: 2\.0\.50 .*, inside the tested range/);
     expect(result.fixes.join('\n')).toContain(`does not compact when a conversation outgrows the model's window: a long job fails with "Prompt is too long" (from ${COMPACTS_FROM} it compacts`);
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout).toBe(0);
   });
 
   it('the README states the same range', () => {

@@ -86,7 +86,7 @@ describe('API keys stay secret', () => {
     }
 
     const jobFiles = filesUnder(join(h.dirs.state, 'jobs', id));
-    expect(jobFiles.map((f) => f.slice(f.lastIndexOf('/') + 1)).sort()).toEqual(['events.jsonl', 'job.json', 'requests.jsonl', 'requests_full.jsonl', 'task.txt', 'transcript.txt']);
+    expect(jobFiles.map((f) => f.slice(f.lastIndexOf('/') + 1)).sort()).toEqual(['caller.jsonl', 'events.jsonl', 'job.json', 'requests.jsonl', 'requests_full.jsonl', 'task.txt', 'transcript.txt']);
     // Every file the job, the server and Claude Code wrote, except the models.yaml the user wrote the key into.
     const written = [...filesUnder(h.dirs.state), ...filesUnder(h.dirs.claudeConfig), ...filesUnder(h.dirs.repo).filter((f) => !f.includes('/.git/'))];
     expect(written.length).toBeGreaterThan(6);

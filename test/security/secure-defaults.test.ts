@@ -111,7 +111,7 @@ describe('secure defaults', () => {
       }
     };
     walk(join(h.dirs.state, 'jobs'));
-    expect(new Set(checked)).toEqual(new Set(['job.json', 'task.txt', 'transcript.txt', 'events.jsonl', 'requests.jsonl', 'requests_full.jsonl']));
+    expect(new Set(checked)).toEqual(new Set(['caller.jsonl', 'job.json', 'task.txt', 'transcript.txt', 'events.jsonl', 'requests.jsonl', 'requests_full.jsonl']));
     expect(mode(join(h.dirs.state, 'worktrees'))).toBe('0700');
     expect(mode(join(h.dirs.root, 'models.local.yaml'))).toBe('0600');
   });
