@@ -5,7 +5,6 @@
  */
 import type { WriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { metricsDelta, snapshotMetrics, type MetricsSnapshot } from '../backends/metrics-delta.js';
 import type { Endpoint } from '../config/schema.js';
 import { deniedFrontDoors, httpFrontDoorPorts } from '../coord/front-door-tokens.js';
@@ -28,7 +27,6 @@ import { createRunTracker, type RunTracker } from './run-tracker.js';
 import type { JobSettings } from './run-request.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { openJobSandbox, type JobSandbox } from './sandbox/job-sandbox.js';
-import { treeStem } from './sandbox/session-sandbox.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
 export interface RunDeps {
@@ -162,7 +160,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   const sandbox = await openJobSandbox({ settings: job.settings, workDir: job.workDir, tree: job.worktree?.path ?? job.workDir, sessionEnv, stateDir: deps.stateDir, claudePath: claude?.path });
   opened.sandbox = sandbox;
   run.update({ sandbox: sandbox.record() });
-  opened.settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings }, { parent: join(deps.stateDir, 'settings'), stem: treeStem(job.worktree?.path ?? job.workDir) });
+  opened.settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings });
   if (sandbox.problem !== undefined) {
     run.line(`not started: ${sandbox.problem}`);
     return { sandboxProblem: sandbox.problem };

@@ -7,9 +7,9 @@
  * `--settings` (the "flag" layer) rank above user, project and local settings
  * (measured with Claude Code 2.1.332), so the session gets ours there.
  */
-import { chmod, open, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimNumberedDir } from '../coord/numbered-dir.js';
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
 import { isInheritedKey } from './session-env.js';
 
@@ -139,9 +139,8 @@ export interface SettingsFile {
  * A file, not inline JSON: inline settings go on Claude Code's command line,
  * which every local user can read, and the shim URL in them is the job's secret.
  */
-export async function writeSettingsFile(settings: FlagSettings, place: { readonly parent: string; readonly stem: string }): Promise<SettingsFile> {
-  // A numbered folder, not a random one: Claude Code names this file in its system prompt (the sandbox section).
-  const dir = await claimNumberedDir(place.parent, place.stem);
+export async function writeSettingsFile(settings: FlagSettings): Promise<SettingsFile> {
+  const dir = await mkdtemp(join(tmpdir(), 'localagents-settings-'));
   await chmod(dir, 0o700);
   const path = join(dir, 'settings.json');
   await writeFile(path, JSON.stringify(settings), { mode: 0o600 });

@@ -7,7 +7,6 @@
 import { existsSync } from 'node:fs';
 import { mkdir, realpath, rmdir } from 'node:fs/promises';
 import { basename, join, relative, resolve, sep } from 'node:path';
-import { claimNumberedDir } from '../coord/numbered-dir.js';
 import { DEFAULT_WORKTREE_CACHES } from '../config/schema.js';
 import { BadArgumentError, LocalAgentsError } from '../errors.js';
 import { git } from './git.js';
@@ -99,6 +98,18 @@ export async function worktreeSource(cwd: string): Promise<WorktreeSource> {
  * Claude Code puts the working directory near the start of every conversation, so a job that gets the path of the
  * repository's previous, removed worktree reuses the server's prompt cache from there on (BENCHMARKS.md part 8).
  */
+async function claimWorktreePath(worktreesDir: string, repoRoot: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const path = join(worktreesDir, `${basename(repoRoot)}-${n}`);
+    try {
+      await mkdir(path, { mode: 0o700 });
+      return path;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
 export async function prepareWorktree(cwd: string, worktreesDir: string, jobId: string): Promise<PreparedWorktree> {
   const { repoRoot, baseCommit } = await worktreeSource(cwd);
   const warnings: string[] = [];
@@ -111,7 +122,7 @@ export async function prepareWorktree(cwd: string, worktreesDir: string, jobId: 
 
   const branch = `local-agent/${jobId}`;
   await mkdir(worktreesDir, { recursive: true, mode: 0o700 });
-  const path = await claimNumberedDir(worktreesDir, basename(repoRoot));
+  const path = await claimWorktreePath(worktreesDir, repoRoot);
   const added = await git(repoRoot, ['worktree', 'add', '--quiet', '-b', branch, path, baseCommit]);
   if (!added.ok) {
     await rmdir(path).catch(() => undefined); // only our empty claim; rmdir never removes content

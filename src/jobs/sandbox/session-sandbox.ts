@@ -14,10 +14,9 @@
  *     Code's proxy, which with `strictAllowlist` refuses every host not listed.
  *     Claude Code's own process is not sandboxed and still reaches the shim.
  */
-import { createHash } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { claimNumberedDir } from '../../coord/numbered-dir.js';
 import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
 import { gitWrites, inside } from './git-writes.js';
@@ -54,18 +53,13 @@ export interface PreparedSandbox {
 /**
  * Paths hidden from Bash and the file tools: the credential list; models.yaml and its sidecar wherever they are
  * (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR; every entry of the state directory but worktrees/
- * (other jobs' records, transcripts and request logs, the HTTP front doors' token files), and every tree's temp
- * folder but this job's own.
+ * (other jobs' records, transcripts and request logs, the HTTP front doors' token files).
  */
-async function hiddenPaths(input: SandboxJobInput, ownTemp: string): Promise<string[]> {
-  const entries = async (dir: string): Promise<string[]> => (await readdir(dir).catch(() => [] as string[])).map((name) => join(dir, name));
-  const tmp = join(input.stateDir, 'tmp');
-  // settings/ always: the folder appears with a job's first run, and the list should read the same for every job.
-  const state = [...new Set([...(await entries(input.stateDir)), join(input.stateDir, 'settings')])].filter((p) => p !== join(input.stateDir, 'worktrees') && p !== tmp).sort();
-  const otherTemps = (await entries(tmp)).filter((p) => p !== ownTemp); // other trees' temp folders
+async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
+  const state = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').map((name) => join(input.stateDir, name));
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
   const claude = claudeDir === undefined ? [] : [join(claudeDir, '.credentials.json'), join(claudeDir, '.claude.json')];
-  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, ...state, ...otherTemps])];
+  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, ...state])];
 }
 
 /**
@@ -93,17 +87,11 @@ function hiddenVariables(input: SandboxJobInput): string[] {
   return [...new Set([...SECRET_VARIABLES.map((v) => v.name), ...input.keyVariables, ...named])];
 }
 
-/** The same place a job's session files are claimed under, for one tree: see coord/numbered-dir.ts. */
-export function treeStem(tree: string): string {
-  return createHash('sha256').update(tree).digest('hex').slice(0, 16);
-}
-
 export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSandbox> {
   const { policy } = input;
-  // The session's temp folder, under the owner-only state directory; Claude Code names it in its system prompt.
-  const tempDir = await claimNumberedDir(join(input.stateDir, 'tmp'), treeStem(input.tree));
+  const tempDir = await mkdtemp(join(tmpdir(), 'localagents-job-'));
   const git = await gitWrites(input.workDir);
-  const hidden = await hiddenPaths(input, tempDir);
+  const hidden = await hiddenPaths(input);
   const unwritable = await repoWorkingDirectories(input);
   const settings: PreparedSandbox['settings'] = {
     sandbox: {
