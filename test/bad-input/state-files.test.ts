@@ -7,14 +7,14 @@
  * expected and what to do; never "internal", a raw errno or a stack trace.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJobStore } from '../../src/jobs/job-store.js';
 import { runCli, type CliResult } from '../cli/cli-process.js';
 import { makeRecord, seedJob } from '../dashboard/fixtures.js';
-import { BIN, connect, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
+import { connect, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 
 interface World {
   readonly dirs: E2EDirs;
@@ -33,6 +33,8 @@ async function makeWorld(): Promise<World> {
   return { dirs, done, running };
 }
 
+const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+
 const fifo = (path: string): void => {
   rmSync(path, { recursive: true, force: true });
   expect(spawnSync('mkfifo', [path]).status).toBe(0);
@@ -49,6 +51,21 @@ const link = (path: string, target: string): void => {
   rmSync(path, { recursive: true, force: true });
   symlinkSync(target, path);
 };
+
+/**
+ * The CLI where uid 65534 can read it: the checkout may sit under a folder other
+ * users cannot enter (CI's mktemp folder and root's home are 0700), so the test
+ * runs the one-file bundle (plugin/localagents.mjs, kept equal to src/ by the
+ * plugin tests) from a copy in the opened-up test folder.
+ */
+function otherUserCopyOfCli(openDir: string): string {
+  const app = join(openDir, 'app');
+  mkdirSync(join(app, 'plugin'), { recursive: true, mode: 0o755 });
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(app, 'package.json'));
+  copyFileSync(join(REPO_ROOT, 'plugin', 'localagents.mjs'), join(app, 'plugin', 'localagents.mjs'));
+  for (const p of [app, join(app, 'plugin')]) chmodSync(p, 0o755);
+  return join(app, 'plugin', 'localagents.mjs');
+}
 
 /** A raw errno message or an internal error: what a person or the calling model cannot act on. */
 const INTERNALS = /internal|\n\s+at |\bE[A-Z]{3,}: |URIError/;
@@ -162,14 +179,15 @@ describe('a state directory in the wrong shape gets words, never internals', { t
     chmodSync(w.dirs.state, 0o755);
     chmodSync(jobs(w), 0o700);
     const env = { ...serverEnv(w.dirs), HOME: '/tmp' };
-    const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, '--config', w.dirs.config, 'jobs', '--all'], { cwd: w.dirs.repo, env, encoding: 'utf8', timeout: 60_000 });
+    const bin = otherUserCopyOfCli(w.dirs.root);
+    const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bin, '--config', w.dirs.config, 'jobs', '--all'], { cwd: w.dirs.repo, env, encoding: 'utf8', timeout: 60_000 });
     expectWordsFromCli({ code: run.status, stdout: run.stdout, stderr: run.stderr }, `localagents (running as uid 65534) may not scandir ${jobs(w)}, which is owned by uid 0 with mode 0700`);
     expect(run.stderr).toContain(`chown -R 65534 '${jobs(w)}'`);
 
     chmodSync(jobs(w), 0o755);
     chmodSync(jobDir(w), 0o755);
     chmodSync(join(jobDir(w), 'job.json'), 0o600);
-    const show = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, '--config', w.dirs.config, 'show', w.done], { cwd: w.dirs.repo, env, encoding: 'utf8', timeout: 60_000 });
+    const show = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bin, '--config', w.dirs.config, 'show', w.done], { cwd: w.dirs.repo, env, encoding: 'utf8', timeout: 60_000 });
     expectWordsFromCli({ code: show.status, stdout: show.stdout, stderr: show.stderr }, `may not open ${join(jobDir(w), 'job.json')}, which is owned by uid 0 with mode 0600`);
   });
 });
