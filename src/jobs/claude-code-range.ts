@@ -7,7 +7,9 @@
  * - before 1.0.126 the CLI refuses `--setting-sources`, which the Agent SDK passes on every start;
  * - from 1.0.126 jobs run, through the shim and under the pinned `--settings` flag layer;
  * - before 2.1.153 Claude Code neither honours CLAUDE_CODE_MAX_CONTEXT_TOKENS nor compacts when the server says
- *   "prompt is too long": a job whose conversation outgrows the model's window fails instead of compacting.
+ *   "prompt is too long": a job whose conversation outgrows the model's window fails instead of compacting;
+ * - before 2.1.83 Claude Code ignores `sandbox.failIfUnavailable`: with a missing bubblewrap it only warns and runs
+ *   Bash unsandboxed, so a sandboxed job refuses to start on it (src/jobs/sandbox/preflight.ts).
  */
 
 /** Tested releases, oldest first: the oldest supported, the oldest 2.0.x, the first that compacts, the SDK's own. */
@@ -17,6 +19,8 @@ export const OLDEST_SUPPORTED = '1.0.126';
 export const NEWEST_TESTED = '2.1.332';
 /** The first release that compacts a conversation that outgrew the model's window. */
 export const COMPACTS_FROM = '2.1.153';
+/** The first release that reads `sandbox.failIfUnavailable` (its changelog): the oldest a sandboxed job runs on. */
+export const SANDBOX_FROM = '2.1.83';
 
 /** `x.y.z` from what `claude --version` prints ("2.1.332 (Claude Code)"). */
 export function parseClaudeVersion(text: string): string | undefined {
@@ -38,9 +42,13 @@ export function compactsOnOverflow(version: string): boolean {
   return compareVersions(version, COMPACTS_FROM) >= 0;
 }
 
+export function sandboxesSafely(version: string): boolean {
+  return compareVersions(version, SANDBOX_FROM) >= 0;
+}
+
 /** The tested range in words, as the README states it. */
 export function testedRangeText(): string {
-  return `Claude Code ${OLDEST_SUPPORTED} to ${NEWEST_TESTED} (tested: ${TESTED_CLAUDE_CODE.join(', ')}; compaction on overflow from ${COMPACTS_FROM})`;
+  return `Claude Code ${OLDEST_SUPPORTED} to ${NEWEST_TESTED} (tested: ${TESTED_CLAUDE_CODE.join(', ')}; compaction on overflow from ${COMPACTS_FROM}; the sandbox from ${SANDBOX_FROM})`;
 }
 
 export type RangePlace = 'inside' | 'no-compaction' | 'older' | 'newer' | 'unknown';

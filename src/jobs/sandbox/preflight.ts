@@ -9,12 +9,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { claudeVersion } from '../claude-binary.js';
-
-/**
- * The first Claude Code that reads `sandbox.failIfUnavailable` (2.1.83, its changelog): an older one
- * with a missing bubblewrap only warns and runs Bash unsandboxed.
- */
-export const MIN_SANDBOX_VERSION = [2, 1, 83] as const;
+import { SANDBOX_FROM, parseClaudeVersion, sandboxesSafely } from '../claude-code-range.js';
 
 export const TURN_OFF = 'if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml: defaults: { sandbox: { enabled: false } }';
 export const INSTALL = 'install bubblewrap and socat: sudo apt-get install bubblewrap socat (Debian, Ubuntu), sudo dnf install bubblewrap socat (Fedora), sudo pacman -S bubblewrap socat (Arch)';
@@ -61,20 +56,6 @@ export function missingPieces(platform: NodeJS.Platform, path: string | undefine
   return [`a sandbox for ${platform} (Claude Code sandboxes Bash on Linux and macOS only)`];
 }
 
-function parseVersion(text: string): number[] | undefined {
-  const m = /(\d+)\.(\d+)\.(\d+)/.exec(text);
-  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
-}
-
-function older(v: readonly number[], min: readonly number[]): boolean {
-  for (let i = 0; i < min.length; i++) {
-    const a = v[i] ?? 0;
-    const b = min[i] ?? 0;
-    if (a !== b) return a < b;
-  }
-  return false;
-}
-
 export interface SandboxProblem {
   /** What is wrong ("bubblewrap (bwrap) is missing"). */
   readonly what: string;
@@ -113,9 +94,9 @@ export async function sandboxProblem(input: PreflightInput): Promise<SandboxProb
     // A Claude Code that cannot say its version will not start a session either: it reports that itself.
     return undefined;
   }
-  const version = parseVersion(text);
-  const min = MIN_SANDBOX_VERSION.join('.');
-  if (version === undefined || older(version, MIN_SANDBOX_VERSION)) {
+  const version = parseClaudeVersion(text);
+  const min = SANDBOX_FROM;
+  if (version === undefined || !sandboxesSafely(version)) {
     return {
       what: `the sandbox cannot be trusted with ${input.claudePath} (${text || 'no version'}): Claude Code before ${min} runs Bash unsandboxed when the sandbox cannot start`,
       fixes: [`use Claude Code ${min} or later (defaults.claude_code_path, or the one bundled with the Agent SDK)`, TURN_OFF],
