@@ -6,7 +6,7 @@
 import { git } from '../jobs/git.js';
 import { FINISHED, type JobRecord } from '../jobs/job-record.js';
 import type { JobManager } from '../jobs/job-manager.js';
-import { jobRow, type JobRow } from './job-row.js';
+import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
 
 export const TAIL_LINES = 80;
 
@@ -17,7 +17,7 @@ export interface Diffstat {
 }
 
 export interface JobDetail {
-  readonly row: JobRow;
+  readonly row: JobListRow;
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
@@ -42,5 +42,5 @@ export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: stri
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobRow(record), record, tail, diffstat };
+  return { row: jobListRow(record), record, tail, diffstat };
 }

@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
 import { jobDetail } from './job-detail.js';
-import { jobRow } from './job-row.js';
+import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
 import { createLiveFeed } from './live-feed.js';
 import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
@@ -49,7 +49,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
   const token = newToken();
   const assets = createAssetStore();
   const listing = throttleListing(() => app.listModels());
-  const rows = async (): Promise<ReturnType<typeof jobRow>[]> => (await app.jobs.list(true)).records.map(jobRow);
+  const rows = async (): Promise<JobListRow[]> => (await app.jobs.list(true)).records.map(jobListRow);
   const feed = createLiveFeed({ rows, endpoints: () => listing.get(), log: opts.log });
   let port = 0;
 
