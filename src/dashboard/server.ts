@@ -12,10 +12,8 @@ import { pathError } from '../path-errors.js';
 import type { Logger } from '../log.js';
 import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
-import { jobDetail } from './job-detail.js';
 import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
 import { createLiveFeed } from './live-feed.js';
-import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
 import { usageView } from './usage-view.js';
@@ -93,10 +91,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
     if (target.path === '/api/usage') return sendJson(res, 200, await usageView(app));
     if (first === 'api' && second === 'jobs' && third !== undefined && (fourth === undefined || fourth === 'requests') && rest.length === 0) {
       const id = checkJobId(third, 'the job id in the URL');
-      if (fourth === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));
-      const record = await app.jobs.get(id);
-      const series = await readRequestSeries(app.store.paths(id).requests);
-      return sendJson(res, 200, { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null });
+      return sendJson(res, 200, fourth === undefined ? await app.jobDetail(id) : await app.requestSeries(id));
     }
     return refuse(res, target.path, 404, 'not_found', `not found: nothing at ${target.path}; the dashboard serves ${ROUTES}. ${retry}`);
   };

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestStats } from '../../src/cli/follow/request-stats.js';
-import { parseRequestLines } from '../../src/dashboard/request-series.js';
+import { parseRequestLines } from '../../src/usage/request-series.js';
 import { silentLogger } from '../../src/log.js';
 import { cacheReuse, readGenerations, readRequestLine } from '../../src/shim/request-line.js';
 import { createRequestLog } from '../../src/shim/request-log.js';

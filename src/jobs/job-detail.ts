@@ -1,12 +1,12 @@
 /**
- * Everything the job page shows except the charts: the record, the tail of
+ * Everything the dashboard's job page shows except the charts: the record, the tail of
  * the transcript and the worktree diffstat (the recorded one once the job has
  * ended, a live `git diff --stat` while it runs in its worktree).
  */
-import { git } from '../jobs/git.js';
-import { FINISHED, type JobRecord } from '../jobs/job-record.js';
-import type { JobManager } from '../jobs/job-manager.js';
-import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
+import { git } from './git.js';
+import { jobListRow, type JobListRow } from './job-facts.js';
+import type { JobManager } from './job-manager.js';
+import { FINISHED, type JobRecord } from './job-record.js';
 
 export const TAIL_LINES = 80;
 

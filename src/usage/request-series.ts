@@ -6,7 +6,7 @@
  * shim's count_tokens calls are not.
  */
 import { inFlightSummary } from '../jobs/in-flight-line.js';
-import type { InFlightRequest } from '../jobs/job-record.js';
+import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
 import { openRegularFile } from '../coord/regular-file.js';
 import { readGenerations } from '../shim/request-line.js';
 
@@ -108,4 +108,10 @@ export function withOpenRequests(points: readonly RequestPoint[], inFlight: read
       line: inFlightSummary(r, now),
     }));
   return [...points, ...open];
+}
+
+/** A job's chart: its finished requests, its open ones after them, and its window (the chart's ceiling). */
+export async function jobRequestSeries(record: JobRecord, requestsPath: string): Promise<RequestSeries & { readonly context: number | null }> {
+  const series = await readRequestSeries(requestsPath);
+  return { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null };
 }
