@@ -31,7 +31,7 @@ function worktreeLines(wt: JobFactValues['worktree'], id: string): string[] {
 }
 
 /** Every fact, worded for a person at a terminal (the worktree's review line needs the job id). */
-export function forPerson(id: string): FactRenderer {
+function forPerson(id: string): FactRenderer {
   return {
     headline: (h) => [`job ${h.id}: ${h.status} ${h.finished ? 'after' : 'for'} ${formatDuration(h.elapsedS)} — ${modelWords(h.model, h.endpoint)}`],
     endpoint_reason: (reason) => [`endpoint: ${reason}`],

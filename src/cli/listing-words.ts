@@ -1,7 +1,7 @@
 /** The model listing's advice for a person at a terminal: the commands, not the tools. */
 import type { ListingWords } from '../registry/format-model-list.js';
 
-export const PERSON_NEXT_STEPS =
+const PERSON_NEXT_STEPS =
   'To delegate a task: localagents run --model NAME "the task" from the project to work on, or ask Claude in Claude Code to delegate it to a local model. ' +
   "Treat the local model's work as a draft: review the files it touched (localagents diff JOB for worktree jobs) before relying on it.";
 

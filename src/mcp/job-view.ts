@@ -25,7 +25,7 @@ export function jobView(record: JobRecord): Record<string, unknown> {
 }
 
 /** Every fact, worded for the calling model. */
-export const FOR_MODEL: FactRenderer = {
+const FOR_MODEL: FactRenderer = {
   headline: (h) => [`job ${h.id}: ${h.status} after ${formatDuration(h.elapsedS)} — ${h.model ?? 'model pending'}${h.endpoint ? ` on ${h.endpoint}` : ''}`],
   endpoint_reason: (reason) => [`endpoint: ${reason}`],
   queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
