@@ -39,6 +39,8 @@ export interface DashboardHandle {
 
 /** A refused request is the caller's to fix (4xx); anything else is this machine's (5xx), in words. */
 const STATUS: Partial<Record<ErrorCode, number>> = { bad_argument: 400, unknown_job: 404, model_unavailable: 503, backend_error: 502 };
+/** The next step on this page, for errors raised below the edges (which name neither a tool nor a command). */
+const NEXT_STEP: Partial<Record<ErrorCode, string>> = { unknown_job: 'The jobs table on the first page shows the jobs on record.' };
 
 /** What a person is told exists when a path does not. */
 const ROUTES = '/, /api/jobs, /api/jobs/<job id>, /api/jobs/<job id>/requests, /api/endpoints and /api/events';
@@ -108,7 +110,8 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
         sendJson(res, 500, { error: 'internal', message: errorMessage(err) });
         return;
       }
-      const { message, hint = retry } = known.forPerson;
+      const { message } = known.forPerson;
+      const hint = known.forPerson.hint ?? NEXT_STEP[known.code] ?? retry;
       sendJson(res, STATUS[known.code] ?? 500, { error: known.code, message: `${message.replace(/[.\s]+$/, '')}. ${hint}` });
     });
   });
