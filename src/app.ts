@@ -10,13 +10,19 @@ import { checkToolEndpoint } from './config/tool-grants.js';
 import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
 import { createJobManager, type JobManager } from './jobs/job-manager.js';
-import { createJobStore, stateDirFrom, type JobStore } from './jobs/job-store.js';
+import { jobDetail, type JobDetail } from './jobs/job-detail.js';
+import { resolveJobRef, type JobRefOptions } from './jobs/job-ref.js';
+import type { JobRecord } from './jobs/job-record.js';
+import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jobs/job-store.js';
 import type { LiveThresholds } from './jobs/live-requests.js';
 import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/local-complete.js';
+import { mergeJob, type MergeOutcome } from './jobs/merge-job.js';
+import { pruneJobs, type PruneAction } from './jobs/prune.js';
 import type { Logger } from './log.js';
 import { modelAvailability, type ModelAvailability } from './registry/availability.js';
 import { buildModelList, type ModelListing } from './registry/model-list.js';
 import { createShimServer, type ShimServer } from './shim/server.js';
+import { jobRequestSeries, type RequestSeries } from './usage/request-series.js';
 
 export interface AppOptions {
   readonly configPath?: string | undefined;
@@ -45,6 +51,18 @@ export interface App {
   registerEndpoint(name: string, entry: EndpointConfig): Promise<{ sidecar: string; entry: EndpointConfig; probe: EndpointProbe }>;
   registerModel(name: string, entry: ModelInput): Promise<{ sidecar: string; entry: ModelEntry; listing: ModelListing }>;
   complete(request: CompleteRequest): Promise<CompleteResult>;
+  /** Where a job's files are (record, transcript, requests.jsonl, …). */
+  jobPaths(id: string): JobPaths;
+  /** The job id a reference means (a full id, a unique prefix, or `last`); `hint` is the edge's next step when it names none. */
+  resolveJob(ref: string, options?: JobRefOptions): Promise<string>;
+  /** The job page's record, transcript tail and diffstat (live while a worktree job runs). */
+  jobDetail(id: string): Promise<JobDetail>;
+  /** A job's requests.jsonl as chart points, its open requests after them. */
+  requestSeries(id: string): Promise<RequestSeries & { readonly context: number | null }>;
+  /** Merges a worktree job's branch into the checkout at `cwd`. */
+  merge(record: JobRecord, cwd: string): Promise<MergeOutcome>;
+  /** Removes finished jobs older than `olderThanMs` (or says what it would remove). */
+  prune(options: { readonly olderThanMs: number; readonly dryRun: boolean }): Promise<PruneAction[]>;
   close(): Promise<void>;
 }
 
@@ -103,7 +121,7 @@ export function createApp(options: AppOptions): App {
       if (entry.endpoint !== undefined && !config.endpoints.some((e) => e.name === entry.endpoint)) {
         const known = config.endpoints.map((e) => e.name);
         throw new BadArgumentError('endpoint', `unknown endpoint "${entry.endpoint}"; configured endpoints: ${known.join(', ') || '(none)'}`, {
-          hint: 'Register the endpoint first (register_endpoint), or leave endpoint out.',
+          hint: 'Register the endpoint first, or leave endpoint out.',
           details: { allowed: known },
         });
       }
@@ -111,6 +129,15 @@ export function createApp(options: AppOptions): App {
       return { sidecar: config.sidecarPath, entry: written, listing: await listModels() };
     },
     complete: (request) => localComplete({ loadConfig: load, prober, shim }, request),
+    jobPaths: (id) => store.paths(id),
+    resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
+    jobDetail: (id) => jobDetail(jobs, id),
+    requestSeries: async (id) => jobRequestSeries(await jobs.get(id), store.paths(id).requests),
+    merge: (record, cwd) => mergeJob(record, cwd),
+    async prune(pruneOptions) {
+      const caches = (await load()).defaults.worktree_caches;
+      return pruneJobs(store, { ...pruneOptions, caches });
+    },
     async close() {
       await jobs.close();
       await shim.close();

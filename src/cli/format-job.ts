@@ -1,70 +1,63 @@
 /**
  * How the CLI shows jobs to a person: the one-screen report after a run, the
- * `show` page and the `jobs` table. Pure: records in, text out.
+ * `show` page and the `jobs` table: the job's facts (jobs/job-facts.ts) worded
+ * for a person; the calling model reads the same facts through mcp/job-view.ts.
+ * Pure: records in, text out.
  */
-import { describeSandboxRecord } from '../jobs/sandbox/record.js';
+import { formatCount, formatDuration } from '../jobs/amounts.js';
+import { backendErrorLine, jobFacts, jobListRow, mediaLine, renderFacts, type FactRenderer, type JobFactValues } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
-import { FINISHED } from '../jobs/job-record.js';
+import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
-import { elapsedSeconds } from '../jobs/job-record.js';
+import { explanationText } from '../shim/translate/error-catalogue.js';
 
-export function formatDuration(seconds: number): string {
-  if (seconds < 60) return `${seconds.toFixed(1)} s`;
-  const s = Math.floor(seconds);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
-}
-
-const trimZeros = (s: string): string => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
-
-/** 950 → "950", 12_345 → "12.3k", 2_500_000 → "2.5M"; at most three significant digits. */
-export function formatCount(n: number): string {
-  const r = Math.round(n);
-  if (r < 1000) return String(r);
-  if (r < 999_950) return `${trimZeros((r / 1000).toFixed(r < 9995 ? 2 : 1))}k`;
-  return `${trimZeros((r / 1_000_000).toFixed(1))}M`;
-}
+const modelWords = (model: string | undefined, endpoint: string | undefined): string => `${model ?? 'model not chosen yet'}${endpoint ? ` on ${endpoint}` : ''}`;
 
 export function modelLabel(record: JobRecord): string {
-  const model = record.model.served ?? record.model.requested ?? 'model not chosen yet';
-  return record.model.endpoint ? `${model} on ${record.model.endpoint}` : model;
-}
-
-function tokensLine(record: JobRecord): string {
-  const u = record.usage;
-  const cached = u.cache_read_input_tokens > 0 ? ` (+${formatCount(u.cache_read_input_tokens)} cached)` : '';
-  return `turns ${record.num_turns} · tool calls ${record.tool_calls} · model requests ${record.requests} · tokens in ${formatCount(u.input_tokens)}${cached}, out ${formatCount(u.output_tokens)}`;
+  return modelWords(record.model.served ?? record.model.requested, record.model.endpoint);
 }
 
 /** The worktree part of a report: where it is, what changed, how to review, merge or drop it. */
-export function worktreeLines(record: JobRecord): string[] {
-  const wt = record.worktree;
-  if (wt === undefined) return [];
+function worktreeLines(wt: JobFactValues['worktree'], id: string): string[] {
   if (!wt.kept) {
     const caches = wt.ignored_files !== undefined && wt.ignored_files.length > 0 ? ` (only build caches were left: ${wt.ignored_files.join(', ')})` : '';
     return [`worktree: nothing changed${caches}, so ${wt.path} and branch ${wt.branch} were removed`];
   }
-  const lines = [`worktree kept: ${wt.path} (branch ${wt.branch}, base ${wt.base_commit.slice(0, 12)}${wt.commits > 0 ? `, ${wt.commits} commits` : ''})`];
+  const lines = [`${wt.finished ? 'worktree kept' : 'worktree'}: ${wt.path} (branch ${wt.branch}, base ${wt.base_commit.slice(0, 12)}${wt.commits > 0 ? `, ${wt.commits} commits` : ''})`];
   if (wt.diffstat) lines.push(...wt.diffstat.split('\n').map((l) => `  ${l.trim()}`));
-  lines.push(`  review: localagents diff ${record.id}`);
+  lines.push(`  review: localagents diff ${id}`);
   for (const [what, command] of Object.entries(wt.commands)) if (what !== 'review') lines.push(`  ${what}: ${command}`);
   return lines;
 }
 
+/** Every fact, worded for a person at a terminal (the worktree's review line needs the job id). */
+function forPerson(id: string): FactRenderer {
+  return {
+    headline: (h) => [`job ${h.id}: ${h.status} ${h.finished ? 'after' : 'for'} ${formatDuration(h.elapsedS)} — ${modelWords(h.model, h.endpoint)}`],
+    endpoint_reason: (reason) => [`endpoint: ${reason}`],
+    queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
+    work: (w) => {
+      const cached = w.tokens.cached > 0 ? ` (+${formatCount(w.tokens.cached)} cached)` : '';
+      return [`turns ${w.turns} · tool calls ${w.toolCalls} · model requests ${w.requests} · tokens in ${formatCount(w.tokens.input)}${cached}, out ${formatCount(w.tokens.output)}`];
+    },
+    last_activity: (what) => [`last activity: ${what}`],
+    in_flight: (lines) => lines,
+    backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
+    result: (result) => [`result: ${result}`],
+    error: (e) => [`error: ${e.message}`],
+    files: (files) => [`files touched: ${files.join(', ')}`],
+    media: (m) => [mediaLine(m)],
+    sandbox: (s) => [`sandbox: ${s}`],
+    worktree: (wt) => worktreeLines(wt, id),
+    warnings: (warnings) => warnings.map((w) => `warning: ${w}`),
+    logs: (dir) => [`logs: ${dir}`],
+    resumable: (r) => [`continue it: in Claude Code, ask Claude to resume localagents job ${r.id}`],
+  };
+}
+
 /** What `run` prints when the job ends, and the head of `show`. */
 export function jobReport(record: JobRecord): string {
-  const finished = FINISHED.has(record.status);
-  const lines = [`job ${record.id}: ${record.status} ${finished ? 'after' : 'for'} ${formatDuration(elapsedSeconds(record))} — ${modelLabel(record)}`];
-  if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
-  lines.push(tokensLine(record));
-  if (record.last_activity && !finished) lines.push(`last activity: ${record.last_activity.what}`);
-  if (record.result) lines.push(`result: ${record.result}`);
-  if (record.error) lines.push(`error: ${record.error}`);
-  if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
-  lines.push(...worktreeLines(record));
-  for (const warning of record.warnings) lines.push(`warning: ${warning}`);
-  if (record.status === 'interrupted' && record.session_id) lines.push(`continue it: in Claude Code, ask Claude to resume localagents job ${record.id}`);
-  return lines.join('\n');
+  return renderFacts(jobFacts(record), forPerson(record.id)).join('\n');
 }
 
 /** `localagents show`: the report plus where everything is. */
@@ -82,10 +75,8 @@ export function jobDetails(record: JobRecord, paths: JobPaths): string {
     ['resumed from', record.resumed_from],
     ['server pid', FINISHED.has(record.status) ? undefined : record.owner_pid],
     ['claude pid', FINISHED.has(record.status) ? undefined : record.claude_pid],
-    ['endpoint', record.model.endpoint_reason],
     ['menu entry', record.model.menu_entry],
     ['settings from', record.setting_sources?.join(', ')],
-    ['sandbox', record.sandbox ? describeSandboxRecord(record.sandbox) : undefined],
     ['context', record.model.context !== undefined ? `${record.model.context} tokens (${record.model.context_source ?? '?'})` : undefined],
     ['cache', record.metrics?.cache_hit_ratio !== undefined ? `${Math.round(record.metrics.cache_hit_ratio * 100)}% of prompt tokens reused (server-wide counters)` : undefined],
     ['transcript', paths.transcript],
@@ -105,7 +96,10 @@ function clip(text: string, width: number): string {
 /** `localagents jobs`: one row per job, oldest first, the task clipped to the terminal width. */
 export function jobTable(records: readonly JobRecord[], columns = 120): string {
   const head = ['ID', 'STATUS', 'ELAPSED', 'MODEL', 'TASK'];
-  const rows = records.map((r) => [r.id, r.status, formatDuration(elapsedSeconds(r)), modelLabel(r), r.task_preview]);
+  const rows = records.map((record) => {
+    const r = jobListRow(record);
+    return [r.id, r.status, formatDuration(elapsedSeconds(record)), modelWords(r.model, r.endpoint), r.task];
+  });
   const widths = head.slice(0, 4).map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const used = widths.reduce((a, b) => a + b + 2, 0);
   const taskWidth = Math.max(20, columns - used - 1);

@@ -6,14 +6,13 @@
 import type { App } from '../app.js';
 import { BadArgumentError, isLocalAgentsError } from '../errors.js';
 import type { JobRecord } from '../jobs/job-record.js';
-import { resolveJobRef } from '../jobs/job-ref.js';
 
 const LIST_HINT = 'localagents jobs --all lists the jobs on record.';
 
 /** The job id `ref` stands for; "not a job id", "no such job" and "which one?" become bad_argument errors. */
 export async function resolveJobArg(app: App, ref: string): Promise<string> {
   try {
-    return resolveJobRef(ref, await app.store.ids());
+    return await app.resolveJob(ref);
   } catch (err) {
     if (isLocalAgentsError(err)) throw new BadArgumentError('JOB', err.message, { hint: LIST_HINT, details: { job_id: ref }, cause: err });
     throw err;

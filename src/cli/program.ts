@@ -144,15 +144,15 @@ Examples:
     .option('--json', 'machine-readable output')
     .addHelpText('after', '\nExamples:\n  localagents models\n  localagents --config ./models.yaml models --json')
     .action(async (opts: { json?: boolean }) => {
-      const [{ withApp }, { formatModelList }, { PERSON_NEXT_STEPS }] = await Promise.all([
+      const [{ withApp }, { formatModelList }, { LISTING_FOR_PERSON }] = await Promise.all([
         import('./with-app.js'),
         import('../registry/format-model-list.js'),
-        import('../registry/model-list.js'),
+        import('./listing-words.js'),
       ]);
       await withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const listing = await app.listModels();
-        if (opts.json) printJson({ ...listing, next_steps: PERSON_NEXT_STEPS });
-        else print(formatModelList(listing, 'person'));
+        if (opts.json) printJson({ ...listing, next_steps: LISTING_FOR_PERSON.nextSteps });
+        else print(formatModelList(listing, LISTING_FOR_PERSON));
       });
     });
 

@@ -29,7 +29,7 @@ export type ModelInput = z.input<typeof modelSchema>;
 const MAX_NAME_CHARS = 128;
 
 const HEADER = [
-  ' models.local.yaml: written by localagents (register_endpoint, register_model).',
+  ' models.local.yaml: written by localagents when Claude registers an endpoint or a model for you.',
   ' An entry here replaces the entry of the same name in models.yaml; defaults: keys override one by one.',
   ' You may edit it by hand; localagents keeps your comments when it adds entries.',
 ].join('\n');

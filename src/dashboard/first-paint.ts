@@ -10,19 +10,19 @@ import type { Logger } from '../log.js';
 import { menuEntryFacts, type MenuListing } from '../registry/model-list.js';
 import type { Config } from '../config/schema.js';
 import { redactDeep } from '../secrets/redact.js';
-import type { JobRow } from './job-row.js';
+import type { JobListRow } from '../jobs/job-facts.js';
 
 /** index.html holds this where the data block goes. */
 export const FIRST_PAINT_MARK = '<!-- first-paint -->';
 
 export interface FirstPaint {
-  readonly jobs: readonly JobRow[];
+  readonly jobs: readonly JobListRow[];
   /** `live_on` is left out: not probed yet. */
   readonly menu: readonly Omit<MenuListing, 'live_on'>[];
   readonly defaultModel: string | undefined;
 }
 
-export async function firstPaint(rows: () => Promise<readonly JobRow[]>, loadConfig: () => Promise<Config>, log: Logger): Promise<FirstPaint> {
+export async function firstPaint(rows: () => Promise<readonly JobListRow[]>, loadConfig: () => Promise<Config>, log: Logger): Promise<FirstPaint> {
   const [jobs, config] = await Promise.all([
     rows(),
     loadConfig().catch((err: unknown) => {

@@ -9,10 +9,10 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { EndpointsView } from './endpoint-view.js';
-import type { JobRow } from './job-row.js';
+import type { JobListRow } from '../jobs/job-facts.js';
 
 export interface FeedOptions {
-  readonly rows: () => Promise<readonly JobRow[]>;
+  readonly rows: () => Promise<readonly JobListRow[]>;
   /** Already throttled: called every endpointsIntervalMs, probes no more often than it allows. */
   readonly endpoints: () => Promise<EndpointsView>;
   readonly log: Logger;

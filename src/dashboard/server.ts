@@ -12,10 +12,8 @@ import { pathError } from '../path-errors.js';
 import type { Logger } from '../log.js';
 import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
-import { jobDetail } from './job-detail.js';
-import { jobRow } from './job-row.js';
+import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
 import { createLiveFeed } from './live-feed.js';
-import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
 import { usageView } from './usage-view.js';
@@ -41,6 +39,8 @@ export interface DashboardHandle {
 
 /** A refused request is the caller's to fix (4xx); anything else is this machine's (5xx), in words. */
 const STATUS: Partial<Record<ErrorCode, number>> = { bad_argument: 400, unknown_job: 404, model_unavailable: 503, backend_error: 502 };
+/** The next step on this page, for errors raised below the edges (which name neither a tool nor a command). */
+const NEXT_STEP: Partial<Record<ErrorCode, string>> = { unknown_job: 'The jobs table on the first page shows the jobs on record.' };
 
 /** What a person is told exists when a path does not. */
 const ROUTES = '/, /api/jobs, /api/jobs/<job id>, /api/jobs/<job id>/requests, /api/endpoints and /api/events';
@@ -49,7 +49,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
   const token = newToken();
   const assets = createAssetStore();
   const listing = throttleListing(() => app.listModels());
-  const rows = async (): Promise<ReturnType<typeof jobRow>[]> => (await app.jobs.list(true)).records.map(jobRow);
+  const rows = async (): Promise<JobListRow[]> => (await app.jobs.list(true)).records.map(jobListRow);
   const feed = createLiveFeed({ rows, endpoints: () => listing.get(), log: opts.log });
   let port = 0;
 
@@ -93,10 +93,7 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
     if (target.path === '/api/usage') return sendJson(res, 200, await usageView(app));
     if (first === 'api' && second === 'jobs' && third !== undefined && (fourth === undefined || fourth === 'requests') && rest.length === 0) {
       const id = checkJobId(third, 'the job id in the URL');
-      if (fourth === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));
-      const record = await app.jobs.get(id);
-      const series = await readRequestSeries(app.store.paths(id).requests);
-      return sendJson(res, 200, { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null });
+      return sendJson(res, 200, fourth === undefined ? await app.jobDetail(id) : await app.requestSeries(id));
     }
     return refuse(res, target.path, 404, 'not_found', `not found: nothing at ${target.path}; the dashboard serves ${ROUTES}. ${retry}`);
   };
@@ -113,7 +110,8 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
         sendJson(res, 500, { error: 'internal', message: errorMessage(err) });
         return;
       }
-      const { message, hint = retry } = known.forPerson;
+      const { message } = known.forPerson;
+      const hint = known.forPerson.hint ?? NEXT_STEP[known.code] ?? retry;
       sendJson(res, STATUS[known.code] ?? 500, { error: known.code, message: `${message.replace(/[.\s]+$/, '')}. ${hint}` });
     });
   });

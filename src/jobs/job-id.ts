@@ -21,7 +21,7 @@ export { isJobId };
 /** Rejects anything that is not a job id before it reaches a path: no `/`, no `..`. */
 export function checkJobId(value: string, argument = 'job_id'): string {
   if (!isJobId(value)) {
-    throw new BadArgumentError(argument, `${argument} "${value.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d (see list_jobs)`);
+    throw new BadArgumentError(argument, `${argument} "${value.slice(0, 80)}" is not a job id; expected the form 20261129-111500-7gk2mq4xrz9d`);
   }
   return value;
 }

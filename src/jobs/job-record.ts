@@ -47,7 +47,6 @@ const metricsDeltaSchema = z.object({
   speculative_acceptance: z.number().optional(),
   counters: z.record(z.string(), z.number()),
 });
-export type MetricsDelta = z.infer<typeof metricsDeltaSchema>;
 
 const flagSchema = z.object({
   kind: z.enum(['silent', 'runaway', 'repetitive']),

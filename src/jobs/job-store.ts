@@ -158,7 +158,7 @@ export function createJobStore(stateDir: string): JobStore {
       text = (await readRegularFile(file)).toString('utf8');
     } catch (err) {
       if (isErrno(err, 'ENOENT')) {
-        throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { hint: 'list_jobs shows the jobs on record.', details: { job_id: id } });
+        throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { details: { job_id: id } });
       }
       throw pathError(err) ?? err;
     }

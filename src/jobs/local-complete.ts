@@ -60,7 +60,7 @@ async function readAnswer(res: Dispatcher.ResponseData, endpoint: string): Promi
   const type = String(res.headers['content-type'] ?? '');
   if (type.includes('text/event-stream')) {
     discard(res.body);
-    throw answerError(endpoint, res.statusCode, `${endpoint} answered HTTP ${res.statusCode} with an event stream (text/event-stream) although local_complete asked for stream: false`);
+    throw answerError(endpoint, res.statusCode, `${endpoint} answered HTTP ${res.statusCode} with an event stream (text/event-stream) although localagents asked for stream: false`);
   }
   let raw: Buffer;
   try {

@@ -42,7 +42,7 @@ export async function resumeTarget(store: JobStore, request: RunRequest, busy: (
 export function sessionBusy(resumed: string, runningJob: string, status = 'running'): BadArgumentError {
   const who = runningJob === resumed ? `job ${runningJob} is still ${status}` : `its Claude Code session is already being continued by job ${runningJob}`;
   return new BadArgumentError('resume_job', `cannot resume job ${resumed}: ${who}; only one session may run on a transcript at a time`, {
-    hint: `Wait for job ${runningJob} (wait_job) or cancel it, then resume job ${runningJob}.`,
+    hint: `Wait for job ${runningJob} to finish or cancel it, then resume job ${runningJob}.`,
     details: { running_job: runningJob },
   });
 }

@@ -5,14 +5,13 @@
  */
 import { z } from 'zod';
 import type { App } from '../app.js';
-import { resolveJobRef } from '../jobs/job-ref.js';
+import { LIST_JOBS_HINT } from './guidance.js';
 
-const HINT = 'list_jobs lists the jobs on record (newest last).';
 
 /** The schema field: any non-empty string; resolveJobArg decides what it means. */
 export const jobRefField = (what: string): z.ZodString =>
   z.string().min(1).describe(`${what} The full id, a unique prefix of it or of its last part (e.g. 7gk2), or last for the newest job.`);
 
 export async function resolveJobArg(app: App, ref: string, argument = 'job_id'): Promise<string> {
-  return resolveJobRef(ref, await app.store.ids(), { argument, hint: HINT });
+  return app.resolveJob(ref, { argument, hint: LIST_JOBS_HINT });
 }

@@ -1,11 +1,12 @@
 /**
- * How a job record is shown to the calling Claude: the record plus elapsed
- * time and a one-paragraph summary of what to do next.
+ * How a job is shown to the calling Claude: the record plus elapsed time, and
+ * the job's facts (jobs/job-facts.ts) worded for a model, with the next call to
+ * make. A person reads the same facts through cli/format-job.ts.
  */
+import { formatCount, formatDuration } from '../jobs/amounts.js';
+import { backendErrorLine, jobFacts, mediaLine, renderFacts, type FactRenderer } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
-import { inFlightLine } from '../jobs/in-flight-line.js';
-import { describeSandboxRecord } from '../jobs/sandbox/record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
 import { explanationText } from '../shim/translate/error-catalogue.js';
 
@@ -23,34 +24,39 @@ export function jobView(record: JobRecord): Record<string, unknown> {
   return { ...record, ...(error === undefined ? {} : { error }), elapsed_s: elapsedSeconds(record) };
 }
 
-/** One readable paragraph: the job log's human reader and the calling Claude both start here. */
+/** Every fact, worded for the calling model. */
+const FOR_MODEL: FactRenderer = {
+  headline: (h) => [`job ${h.id}: ${h.status} after ${formatDuration(h.elapsedS)} — ${h.model ?? 'model pending'}${h.endpoint ? ` on ${h.endpoint}` : ''}`],
+  endpoint_reason: (reason) => [`endpoint: ${reason}`],
+  queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
+  work: (w) => [
+    `turns ${w.turns}, tool calls ${w.toolCalls}, model requests ${w.requests}, tokens in ${formatCount(w.tokens.input)} (+${formatCount(w.tokens.cached)} cached), out ${formatCount(w.tokens.output)}`,
+  ],
+  last_activity: (what) => [`last activity: ${what}`],
+  in_flight: (lines) => lines,
+  backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
+  result: (result) => [`result: ${result}`],
+  error: (e) => [`error: ${e.code === 'model_unavailable' ? `${e.message} ${UNAVAILABLE_FOR_MODEL}` : e.message}`],
+  files: (files) => [`files touched: ${files.join(', ')}`],
+  media: (m) => [mediaLine(m)],
+  sandbox: (s) => [`sandbox: ${s}`],
+  worktree: (wt) =>
+    wt.kept
+      ? [
+          `${wt.finished ? 'worktree kept' : 'worktree'}: ${wt.path} (branch ${wt.branch}, base ${wt.base_commit.slice(0, 12)})`,
+          ...(wt.diffstat ? [wt.diffstat] : []),
+          ...Object.entries(wt.commands).map(([what, command]) => `${what}: ${command}`),
+        ]
+      : [`worktree: nothing changed, so ${wt.path} and branch ${wt.branch} were removed`],
+  warnings: (warnings) => warnings.map((w) => `warning: ${w}`),
+  logs: (dir) => [`logs: ${dir} (transcript.txt, events.jsonl, requests.jsonl)`],
+  resumable: (r) => [`Continue it with run_agent(resume_job="${r.id}", task="…").`],
+};
+
+/** One readable paragraph: the job's facts for the calling Claude, ending with what to do next. */
 export function jobSummary(record: JobRecord): string {
-  const lines = [`job ${record.id}: ${record.status} after ${elapsedSeconds(record)} s — ${record.model.served ?? record.model.requested ?? 'model pending'}${record.model.endpoint ? ` on ${record.model.endpoint}` : ''}`];
-  if (record.model.endpoint_reason) lines.push(`endpoint: ${record.model.endpoint_reason}`);
-  if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
-  lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
-  if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
-  for (const request of record.in_flight ?? []) lines.push(inFlightLine(request));
-  const lastError = record.backend_errors?.[record.backend_errors.length - 1];
-  if (lastError !== undefined) {
-    const count = record.backend_errors?.length ?? 0;
-    lines.push(`last backend error (${count === 1 ? 'the only one' : `${count} recorded`}), request ${lastError.request ?? '?'} at ${lastError.at.slice(11, 19)}, HTTP ${lastError.status}: ${lastError.message}`);
-    if (record.status === 'running') lines.push(`  ${explanationText(lastError.explanation)}`);
-  }
-  if (record.files_touched.length > 0) lines.push(`files touched: ${record.files_touched.join(', ')}`);
-  if (record.sandbox) lines.push(`sandbox: ${describeSandboxRecord(record.sandbox)}`);
-  if (record.worktree?.kept) {
-    lines.push(`${FINISHED.has(record.status) ? 'worktree kept' : 'worktree'}: ${record.worktree.path} (branch ${record.worktree.branch}, base ${record.worktree.base_commit.slice(0, 12)})`);
-    if (record.worktree.diffstat) lines.push(record.worktree.diffstat);
-    for (const [what, command] of Object.entries(record.worktree.commands)) lines.push(`${what}: ${command}`);
-  }
-  for (const warning of record.warnings) lines.push(`warning: ${warning}`);
-  if (record.log_dir) lines.push(`logs: ${record.log_dir} (transcript.txt, events.jsonl, requests.jsonl)`);
-  if (record.result) lines.push(`result: ${record.result}`);
-  const error = errorForModel(record);
-  if (error) lines.push(`error: ${error}`);
+  const lines = renderFacts(jobFacts(record), FOR_MODEL);
   if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
   else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
-  else if (record.status === 'interrupted' && record.session_id) lines.push(`Continue it with run_agent(resume_job="${record.id}", task="…").`);
   return lines.join('\n');
 }

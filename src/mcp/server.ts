@@ -1,10 +1,10 @@
 /**
  * The MCP server: tools over the app's services, and instructions that tell
- * the calling Claude the workflow. Transports are attached by main.ts.
+ * the calling Claude the workflow. Transports are attached by cli/commands/serve.ts.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../app.js';
-import { WORKFLOW_GUIDANCE } from '../registry/model-list.js';
+import { WORKFLOW_GUIDANCE } from './guidance.js';
 import { registerTools } from './tools/index.js';
 
 export const SERVER_INSTRUCTIONS = [

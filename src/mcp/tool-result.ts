@@ -11,6 +11,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, isLocalAgentsError, type ErrorCode } from '../errors.js';
 import { pathError } from '../path-errors.js';
+import { LIST_JOBS_HINT } from './guidance.js';
 import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
 export const ERROR_META_KEY = 'localagents/error';
@@ -47,7 +48,7 @@ function shortenDeep(value: unknown, depth = 0): unknown {
 export function errorResult(thrown: unknown): CallToolResult {
   const err = isLocalAgentsError(thrown) ? thrown : (pathError(thrown) ?? thrown);
   const full: ToolErrorMeta = isLocalAgentsError(err)
-    ? { ...err.details, code: err.code, message: err.message, hint: err.hint }
+    ? { ...err.details, code: err.code, message: err.message, hint: err.hint ?? (err.code === 'unknown_job' ? LIST_JOBS_HINT : undefined) }
     : { code: 'internal', message: errorMessage(err) };
   const meta = { ...(shortenDeep(full) as ToolErrorMeta), message: shorten(full.message, MESSAGE_MAX) };
   const lines = [`${meta.code}: ${meta.message}`];

@@ -1,17 +1,19 @@
 /**
  * The readable form of a model listing: one block per endpoint, then the menu.
- * Shared by `localagents models` and list_models' text, so both say the same;
- * only the advice at the ends is worded for its reader.
+ * Shared by `localagents models` and the MCP listing's text, so both say the same;
+ * only the advice at the ends is worded for its reader, by the edge that asks.
  */
 import { printable } from '../printable.js';
 import type { QueueEntry, SlotUse } from './slot-use.js';
-import { PERSON_NEXT_STEPS, type ModelListing } from './model-list.js';
-import type { Audience } from './resolve.js';
+import type { ModelListing } from './model-list.js';
 
-const NO_ENDPOINTS: Record<Audience, string> = {
-  model: 'No endpoints configured. Add one to models.yaml (see models.example.yaml) or call register_endpoint.',
-  person: 'No endpoints configured. Run localagents init to find local servers and write models.yaml, or add one by hand (see models.example.yaml).',
-};
+/** What each reader is told in its own terms (tools for the calling model, commands for a person): the edges own these words. */
+export interface ListingWords {
+  /** What the server's folder is to this reader. */
+  readonly serverCwd: string;
+  readonly noEndpoints: string;
+  readonly nextSteps: string;
+}
 
 function k(n: number | undefined): string {
   if (n === undefined) return '?';
@@ -34,15 +36,15 @@ export function describeQueueEntry(q: QueueEntry): string {
   return `#${q.position} ${q.model} (job ${q.job_id}, ${q.this_process ? 'this process' : `pid ${q.owner_pid}`})`;
 }
 
-export function formatModelList(listing: ModelListing, audience: Audience = 'model'): string {
+export function formatModelList(listing: ModelListing, words: ListingWords): string {
   const out: string[] = [
     `config: ${listing.config}`,
-    `server cwd (${audience === 'model' ? "run_agent's default cwd" : 'default folder for jobs'}): ${listing.server_cwd}`,
+    `server cwd (${words.serverCwd}): ${listing.server_cwd}`,
     `jobs load Claude Code settings from: ${describeSources(listing.setting_sources)}`,
     ...listing.warnings.map((w) => `warning: ${w}`),
     '',
   ];
-  if (listing.endpoints.length === 0) out.push(NO_ENDPOINTS[audience], '');
+  if (listing.endpoints.length === 0) out.push(words.noEndpoints, '');
   for (const e of listing.endpoints) {
     out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${printable(e.reason)}`);
     for (const m of e.models) {
@@ -71,6 +73,6 @@ export function formatModelList(listing: ModelListing, audience: Audience = 'mod
     }
     out.push('');
   }
-  out.push(audience === 'model' ? listing.next_steps : PERSON_NEXT_STEPS);
+  out.push(words.nextSteps);
   return out.join('\n');
 }

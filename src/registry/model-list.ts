@@ -33,24 +33,13 @@ export interface ModelListing {
   readonly endpoints: readonly EndpointListing[];
   readonly menu: readonly MenuListing[];
   readonly default_model: string | undefined;
-  /** Where run_agent's default cwd points: the folder this server was started in. */
+  /** Where a job runs when its request names no folder: the folder this server was started in. */
   readonly server_cwd: string;
   /** The Claude Code settings a job loads (defaults.setting_sources); `user` brings ~/.claude in. */
   readonly setting_sources: readonly string[];
   /** Config problems that did not stop it loading (an unset api_key_env). */
   readonly warnings: readonly string[];
-  readonly next_steps: string;
 }
-
-export const WORKFLOW_GUIDANCE =
-  'Tell the user which served model you will use (check with them if the id is unfamiliar), then call run_agent with a self-contained brief ' +
-  '(files, interface, how to verify, what to report). Poll with wait_job (≤110 s per call) and read job_log while it runs. ' +
-  "Treat the local model's work as a draft: review files_touched or the worktree diff before relying on it.";
-
-/** The same next step for a person at a terminal: the commands, not the tools. */
-export const PERSON_NEXT_STEPS =
-  'To delegate a task: localagents run --model NAME "the task" from the project to work on, or ask Claude in Claude Code to delegate it to a local model. ' +
-  "Treat the local model's work as a draft: review the files it touched (localagents diff JOB for worktree jobs) before relying on it.";
 
 /** What the config alone says of a menu entry (no probing): the dashboard shows it before the first probe. */
 export function menuEntryFacts(entry: ModelMenuEntry): Omit<MenuListing, 'live_on'> {
@@ -86,6 +75,5 @@ export function buildModelList(
     server_cwd: serverCwd,
     setting_sources: config.defaults.setting_sources,
     warnings: config.warnings ?? [],
-    next_steps: WORKFLOW_GUIDANCE,
   };
 }

@@ -147,11 +147,11 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     app = createApp({ loadConfig: () => Promise.resolve(config), stateDir: dirs.state, cwd: dirs.repo, env, log: options.log, claudeExecutable: claude });
 
     const started = await app.jobs.start({ task: TASK, model: SELFTEST_MODEL, cwd: dirs.repo, isolation: 'worktree' });
-    pass('job started', `${started.id} (${started.status}), isolation worktree, job folder ${app.store.paths(started.id).dir}`);
+    pass('job started', `${started.id} (${started.status}), isolation worktree, job folder ${app.jobPaths(started.id).dir}`);
 
     job = await app.jobs.wait(started.id, options.timeoutS ?? 120);
     if (!FINISHED.has(job.status)) job = await app.jobs.cancel(started.id);
-    const transcript = app.store.paths(started.id).transcript;
+    const transcript = app.jobPaths(started.id).transcript;
 
     const written = job.worktree?.kept ? join(job.worktree.path, SELFTEST_FILE) : undefined;
     const content = written ? await readFile(written, 'utf8').catch(() => undefined) : undefined;
@@ -164,7 +164,7 @@ export async function runSelfTest(options: SelfTestOptions): Promise<SelfTestRep
     if (job.status === 'succeeded' && job.result === SELFTEST_RESULT) {
       pass('job succeeded', `${plural(job.num_turns, 'turn')}, ${plural(job.tool_calls, 'tool call')}, ${plural(job.requests, 'model request')} through the shim; result: ${job.result}`);
     } else {
-      fail('job succeeded', `${job.status}${job.error ? `: ${job.error}` : ''}`, [`read ${transcript} and ${app.store.paths(started.id).requests}`]);
+      fail('job succeeded', `${job.status}${job.error ? `: ${job.error}` : ''}`, [`read ${transcript} and ${app.jobPaths(started.id).requests}`]);
     }
 
     if (sandboxed) {

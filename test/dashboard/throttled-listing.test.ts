@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { throttleListing } from '../../src/dashboard/throttled-listing.js';
 import type { ModelListing } from '../../src/registry/model-list.js';
 
-const LISTING: ModelListing = { config: '/tmp/models.yaml', endpoints: [], menu: [], default_model: undefined, server_cwd: '/tmp', setting_sources: ['project', 'local'], warnings: [], next_steps: '' };
+const LISTING: ModelListing = { config: '/tmp/models.yaml', endpoints: [], menu: [], default_model: undefined, server_cwd: '/tmp', setting_sources: ['project', 'local'], warnings: [] };
 
 describe('throttleListing', () => {
   it('shares one probe among concurrent callers and reuses it inside the interval', async () => {

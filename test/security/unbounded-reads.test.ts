@@ -115,7 +115,7 @@ describe('probes and local_complete read bounded answers (the built binary over 
         res.end('event: message_start\ndata: {"type":"message_start"}\n\n');
       });
       const text = await complete();
-      expect(text).toContain('evil answered HTTP 200 with an event stream (text/event-stream) although local_complete asked for stream: false');
+      expect(text).toContain('evil answered HTTP 200 with an event stream (text/event-stream) although localagents asked for stream: false');
       expect(text).not.toContain('Unexpected token');
     });
 

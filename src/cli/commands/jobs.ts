@@ -45,7 +45,7 @@ export function registerJobs(program: Command, ctx: CliContext): void {
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const record = await loadJob(app, id);
         if (opts.json) printJson(jobJson(record));
-        else print(jobDetails(record, app.store.paths(record.id)));
+        else print(jobDetails(record, app.jobPaths(record.id)));
       }),
     );
 }

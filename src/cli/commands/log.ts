@@ -14,7 +14,7 @@ const POLL_MS = 300;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function followLog(app: App, id: string, lines: number | undefined): Promise<void> {
-  const tail = createFileTail(app.store.paths(id).transcript);
+  const tail = createFileTail(app.jobPaths(id).transcript);
   const emit = (batch: readonly string[]): void => {
     if (batch.length > 0) print(batch.join('\n'));
   };

@@ -1,8 +1,7 @@
 /** `localagents merge JOB` and `localagents prune`: finishing and tidying worktree jobs. */
 import type { Command } from 'commander';
 import { BadArgumentError } from '../../errors.js';
-import { mergeJob } from '../../jobs/merge-job.js';
-import { parseAge, pruneJobs } from '../../jobs/prune.js';
+import { parseAge } from '../../jobs/prune.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson } from '../output.js';
@@ -25,7 +24,7 @@ Examples:
     .action((id: string, opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const record = await loadJob(app, id);
-        const outcome = await mergeJob(record, ctx.cwd);
+        const outcome = await app.merge(record, ctx.cwd);
         if (opts.json) return printJson({ job_id: record.id, ...outcome });
         if (!outcome.merged) return print(`${outcome.branch} is already in ${outcome.into}; nothing to merge (${outcome.into} stays at ${outcome.head.slice(0, 12)}).`);
         print(
@@ -49,8 +48,7 @@ Examples:
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
         const olderThanMs = parseAge(opts.olderThan);
         if (olderThanMs === undefined) throw new BadArgumentError('--older-than', `--older-than takes a number and a unit (s, m, h, d, w), like 7d, not "${opts.olderThan}"`);
-        const caches = (await app.loadConfig()).defaults.worktree_caches;
-        const actions = await pruneJobs(app.store, { olderThanMs, dryRun: opts.dryRun === true, caches });
+        const actions = await app.prune({ olderThanMs, dryRun: opts.dryRun === true });
         if (opts.json) return printJson(actions);
         const verb = opts.dryRun ? 'would remove' : 'removed';
         const lines = actions.map((a) => (a.removed ? `${verb} job ${a.job_id}: ${a.what}` : `job ${a.job_id} ${a.what}`));

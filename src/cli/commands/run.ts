@@ -149,7 +149,7 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
       timeoutS,
       sandbox: opts.sandbox,
     });
-    const startLine = `job ${started.id} started (${started.status}); transcript: ${app.store.paths(started.id).transcript}`;
+    const startLine = `job ${started.id} started (${started.status}); transcript: ${app.jobPaths(started.id).transcript}`;
     if (mode === 'json') printNote(startLine);
     else display.note(mode === 'quiet' ? `${startLine}\nlocalagents log ${started.id} -f follows it from another shell` : startLine);
     const { record, detached } = await follow(app, started, mode, term, display);

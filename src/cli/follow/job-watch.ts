@@ -22,7 +22,7 @@ export interface JobWatch {
 }
 
 export function createJobWatch(app: App, id: string): JobWatch {
-  const paths = app.store.paths(id);
+  const paths = app.jobPaths(id);
   const transcript = createFileTail(paths.transcript);
   const requests = createFileTail(paths.requests);
   let totals = NO_REQUESTS;

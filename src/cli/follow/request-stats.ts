@@ -1,7 +1,9 @@
 /**
  * What one line of requests.jsonl says about the backend's speed: prompt
- * tokens per second and how much of the prompt came from the KV cache. Pure.
+ * tokens per second and how much of the prompt came from the KV cache, from the
+ * shim's own reader of the line (shim/request-line.ts). Pure.
  */
+import { cacheReuse, generationTokensPerS, promptTokensPerS, readRequestLine } from '../../shim/request-line.js';
 
 export interface RequestStats {
   readonly status: number;
@@ -22,40 +24,20 @@ export interface RequestStats {
   readonly cacheReuse: number | undefined;
 }
 
-interface LoggedRequest {
-  path?: unknown;
-  status?: unknown;
-  ttfb_ms?: unknown;
-  total_ms?: unknown;
-  usage?: { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown } | null;
-}
-
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-/** Stats of a model request line; undefined for count_tokens, unparsable lines and failed requests (no usage). */
+/** Stats of a model request line; undefined for count_tokens, unreadable lines and failed requests (no usage). */
 export function requestStats(line: string): RequestStats | undefined {
-  let entry: LoggedRequest;
-  try {
-    entry = JSON.parse(line) as LoggedRequest; // every field is read as unknown and checked by num()
-  } catch {
-    return undefined; // a line cut by a crash: skip it, the next one counts
-  }
-  if (entry.path !== '/v1/messages' || !entry.usage) return undefined;
-  const input = num(entry.usage.input_tokens) ?? 0;
-  const cached = num(entry.usage.cache_read_input_tokens) ?? 0;
-  const output = num(entry.usage.output_tokens) ?? 0;
-  const ttfb = num(entry.ttfb_ms);
-  const total = num(entry.total_ms);
-  const decodeMs = ttfb !== undefined && total !== undefined ? total - ttfb : undefined;
+  const read = readRequestLine(line); // a line cut by a crash is unreadable: skip it, the next one counts
+  if (read.kind !== 'generation' || !read.request.hasUsage) return undefined;
+  const r = read.request;
   return {
-    status: num(entry.status) ?? 0,
-    inputTokens: input,
-    cachedTokens: cached,
-    outputTokens: output,
-    ttfbMs: ttfb,
-    promptTokensPerS: ttfb !== undefined && ttfb > 0 && input > 0 ? input / (ttfb / 1000) : undefined,
-    outputTokensPerS: decodeMs !== undefined && decodeMs > 0 && output > 1 ? output / (decodeMs / 1000) : undefined,
-    cacheReuse: input + cached > 0 ? cached / (input + cached) : undefined,
+    status: r.status,
+    inputTokens: r.evaluated,
+    cachedTokens: r.cached,
+    outputTokens: r.output,
+    ttfbMs: r.ttfbMs,
+    promptTokensPerS: promptTokensPerS(r),
+    outputTokensPerS: generationTokensPerS(r),
+    cacheReuse: cacheReuse(r),
   };
 }
 

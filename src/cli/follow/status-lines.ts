@@ -6,7 +6,8 @@
 import type { JobRecord } from '../../jobs/job-record.js';
 import { elapsedSeconds } from '../../jobs/job-record.js';
 import { inFlightLine } from '../../jobs/in-flight-line.js';
-import { formatCount, formatDuration, modelLabel } from '../format-job.js';
+import { formatCount, formatDuration } from '../../jobs/amounts.js';
+import { modelLabel } from '../format-job.js';
 import type { RequestStats, RequestTotals } from './request-stats.js';
 
 const SPINNER = ['-', '\\', '|', '/'];

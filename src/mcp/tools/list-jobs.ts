@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
+import { jobListRow } from '../../jobs/job-facts.js';
 import { elapsedSeconds } from '../../jobs/job-record.js';
 import { jobListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
@@ -30,15 +31,10 @@ export function registerListJobs(server: McpServer, app: App): void {
     (args) => guarded(async () => {
       const capped = softCap('limit', args.limit, 50, MAX_LIMIT, `at most ${MAX_LIMIT} jobs are listed in one call`);
       const { records, damaged } = await app.jobs.list(args.include_finished ?? true, capped.value);
-      const jobs = records.map((r) => ({
-        id: r.id,
-        status: r.status,
-        model: r.model.served ?? r.model.requested,
-        endpoint: r.model.endpoint,
-        elapsed_s: elapsedSeconds(r),
-        task: r.task_preview.slice(0, 100),
-        files_touched: r.files_touched.length,
-      }));
+      const jobs = records.map((record) => {
+        const r = jobListRow(record);
+        return { id: r.id, status: r.status, model: r.model, endpoint: r.endpoint, elapsed_s: elapsedSeconds(record), task: r.task.slice(0, 100), files_touched: r.files_touched };
+      });
       const lines = jobs.map((j) => `${j.id}  ${j.status.padEnd(11)} ${j.model ?? ''}  ${j.elapsed_s}s  ${j.task}`);
       if (lines.length === 0 && damaged.length === 0) lines.push('No jobs on record.');
       lines.push(...damaged.map((d) => `${d.id}  damaged     ${d.file}: ${d.problem}`));

@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../../app.js';
 import { formatModelList } from '../../registry/format-model-list.js';
+import { LISTING_FOR_MODEL, WORKFLOW_GUIDANCE } from '../guidance.js';
 import { modelListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
 import { toolInput } from './args.js';
@@ -22,7 +23,7 @@ export function registerListModels(server: McpServer, app: App): void {
     },
     () => guarded(async () => {
       const listing = await app.listModels();
-      return okResult(formatModelList(listing), { ...listing });
+      return okResult(formatModelList(listing, LISTING_FOR_MODEL), { ...listing, next_steps: WORKFLOW_GUIDANCE });
     }),
   );
 }

@@ -10,7 +10,7 @@ import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
-import { WORKFLOW_GUIDANCE } from '../../registry/model-list.js';
+import { WORKFLOW_GUIDANCE } from '../guidance.js';
 import { limitLines, limitsField, MAX_WAIT_S, softCap, toolInput, WAIT_CAP_WHY, waitSeconds } from './args.js';
 
 /** Longest model or endpoint name a call may pass: served ids are short, and a longer one only floods messages. */

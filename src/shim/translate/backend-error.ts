@@ -6,7 +6,7 @@
  */
 import type { BackendKind } from '../../config/schema.js';
 import { errorResponse, errorStatus, anthropicTypeForStatus, type TranslatedError } from './anthropic-error.js';
-import { capitalised, classifyError, loadingMessage, serverName } from './classify-error.js';
+import { capitalised, classifyError, serverName } from './classify-error.js';
 import { readErrorEnvelope } from './error-envelope.js';
 
 /** Fetch `Headers`, or Node's IncomingHttpHeaders-like record. */
@@ -87,18 +87,6 @@ export function translateBackendError(input: BackendErrorInput): TranslatedError
     endpoint: input.endpoint,
     retryAfter,
     original,
-  });
-}
-
-/** For a backend the shim knows (from a probe) to be loading its model: 529, which Claude Code retries. */
-export function loadingBackendError(endpoint: string | undefined, retryAfter?: string): TranslatedError {
-  return errorResponse({
-    status: 529,
-    type: 'overloaded_error',
-    message: loadingMessage(endpoint),
-    kind: 'loading',
-    original: '',
-    retryAfter,
   });
 }
 

@@ -231,9 +231,6 @@ export function templateFixes(backend: BackendKind): readonly string[] {
   return worded(TEMPLATE, backend).try;
 }
 
-/** The kinds in the catalogue, for the test that gives each a real body. */
-export const CATALOGUE_KINDS: readonly string[] = CATALOGUE.map((e) => e.kind);
-
 /** One paragraph for a person (and for the calling Claude). */
 export function explanationText(e: Explanation): string {
   return `${e.what} Likely: ${e.causes.join('; ')}. Try: ${e.try.join('; ')}.`;

@@ -102,9 +102,3 @@ export function createStreamErrorRewriter(options: StreamErrorRewriterOptions): 
     },
   };
 }
-
-/** One-shot form: the whole SSE body in, the rewritten body out. */
-export function transformStreamErrorEvents(bytes: Buffer, options: StreamErrorRewriterOptions): Buffer {
-  const rewriter = createStreamErrorRewriter(options);
-  return Buffer.concat([rewriter.push(bytes), rewriter.end()]);
-}

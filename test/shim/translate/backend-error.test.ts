@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  loadingBackendError,
   translateBackendError,
   unreachableBackendError,
   type BackendErrorInput,
@@ -158,8 +157,7 @@ describe('translateBackendError: loading and availability', () => {
     expect(result).toMatchObject({ status: 429, headers: { 'retry-after': '7' }, body: { error: { type: 'rate_limit_error' } } });
   });
 
-  it('loadingBackendError and unreachableBackendError name the endpoint and what is down', () => {
-    expect(loadingBackendError('gpu-box', '10')).toMatchObject({ status: 529, kind: 'loading', headers: { 'retry-after': '10' } });
+  it('unreachableBackendError names the endpoint and what is down', () => {
     const down = unreachableBackendError({ endpoint: 'gpu-box', reason: 'connection refused: the host answers but nothing listens on port 8080' });
     expect(down).toMatchObject({ status: 503, kind: 'unreachable', original: '' });
     expect(down.body.error).toEqual({

@@ -5,8 +5,10 @@
  * are quoted from the servers' source (docs/backends.md) where no capture exists
  * (each says where).
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CATALOGUE_KINDS, explainBackendError, type ErrorFacts } from '../../../src/shim/translate/error-catalogue.js';
+import { explainBackendError, type ErrorFacts } from '../../../src/shim/translate/error-catalogue.js';
 import { translateStreamErrorData } from '../../../src/shim/translate/stream-error.js';
 import { llamaHttp } from '../rewrite/fixtures.js';
 import { MODEL_WORDS } from '../../helpers/model-words.js';
@@ -91,7 +93,11 @@ describe('error catalogue: each entry explains its real body', () => {
   });
 
   it('every entry has at least one real body above', () => {
-    expect(new Set(CASES.map(([kind]) => kind))).toEqual(new Set(CATALOGUE_KINDS));
+    // The entries as written (one `kind: '…',` line each), read from the source so production exports nothing for this test.
+    const source = readFileSync(fileURLToPath(new URL('../../../src/shim/translate/error-catalogue.ts', import.meta.url)), 'utf8');
+    const kinds = [...source.matchAll(/^ +kind: '([a-z_]+)',$/gm)].map((m) => m[1]);
+    expect(kinds.length).toBeGreaterThan(10);
+    expect(new Set(CASES.map(([kind]) => kind))).toEqual(new Set(kinds));
   });
 
   it('the peg-native explanation names the usual causes', () => {

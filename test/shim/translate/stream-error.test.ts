@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { translateStreamErrorData } from '../../../src/shim/translate/stream-error.js';
-import { createStreamErrorRewriter, transformStreamErrorEvents } from '../../../src/shim/translate/stream-error-rewriter.js';
+import { createStreamErrorRewriter, type StreamErrorRewriterOptions } from '../../../src/shim/translate/stream-error-rewriter.js';
+
+/** The whole SSE body through the rewriter in one push, as a short answer arrives. */
+function transformStreamErrorEvents(bytes: Buffer, options: StreamErrorRewriterOptions): Buffer {
+  const rewriter = createStreamErrorRewriter(options);
+  return Buffer.concat([rewriter.push(bytes), rewriter.end()]);
+}
 import { llamaStream } from '../rewrite/fixtures.js';
 
 // docs/backends.md §2.4, observed on a real llama-server: deltas already sent, then this event, then the stream ends.

@@ -1,12 +1,12 @@
 /**
- * Everything the job page shows except the charts: the record, the tail of
+ * Everything the dashboard's job page shows except the charts: the record, the tail of
  * the transcript and the worktree diffstat (the recorded one once the job has
  * ended, a live `git diff --stat` while it runs in its worktree).
  */
-import { git } from '../jobs/git.js';
-import { FINISHED, type JobRecord } from '../jobs/job-record.js';
-import type { JobManager } from '../jobs/job-manager.js';
-import { jobRow, type JobRow } from './job-row.js';
+import { git } from './git.js';
+import { jobListRow, type JobListRow } from './job-facts.js';
+import type { JobManager } from './job-manager.js';
+import { FINISHED, type JobRecord } from './job-record.js';
 
 export const TAIL_LINES = 80;
 
@@ -17,7 +17,7 @@ export interface Diffstat {
 }
 
 export interface JobDetail {
-  readonly row: JobRow;
+  readonly row: JobListRow;
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
@@ -42,5 +42,5 @@ export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: stri
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobRow(record), record, tail, diffstat };
+  return { row: jobListRow(record), record, tail, diffstat };
 }

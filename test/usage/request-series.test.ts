@@ -8,9 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRequestSeries, withOpenRequests } from '../../src/dashboard/request-series.js';
+import { readRequestSeries, withOpenRequests } from '../../src/usage/request-series.js';
 import type { InFlightRequest } from '../../src/jobs/job-record.js';
-import { countTokensEntry, requestEntry, sessionRequests } from './fixtures.js';
+import { countTokensEntry, requestEntry, sessionRequests } from '../dashboard/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'la-series-'));
 const at = new Date('2026-11-29T10:00:00Z');

@@ -5,10 +5,10 @@
  * generated. Only generation requests (POST /v1/messages) are points; the
  * shim's count_tokens calls are not.
  */
-import { z } from 'zod';
 import { inFlightSummary } from '../jobs/in-flight-line.js';
-import type { InFlightRequest } from '../jobs/job-record.js';
+import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
 import { openRegularFile } from '../coord/regular-file.js';
+import { readGenerations } from '../shim/request-line.js';
 
 export interface RequestPoint {
   /** 1-based number of the generation request within the job. */
@@ -43,27 +43,6 @@ export interface RequestSeries {
 /** Far beyond any real job (~500 bytes a request); protects the server from a runaway file. */
 const MAX_BYTES = 32 * 1024 * 1024;
 
-// Loose: the shim adds fields over time, and an older file lacks some.
-const entrySchema = z.looseObject({
-  t: z.string(),
-  path: z.string(),
-  method: z.string().optional(),
-  status: z.number(),
-  ttfb_ms: z.number().nullish(),
-  total_ms: z.number(),
-  messages: z.number().nullish(),
-  usage: z
-    .looseObject({
-      input_tokens: z.number().nullish(),
-      output_tokens: z.number().nullish(),
-      cache_read_input_tokens: z.number().nullish(),
-    })
-    .nullish(),
-  error: z.string().nullish(),
-  original_error: z.string().nullish(),
-  error_source: z.string().nullish(),
-});
-
 async function readTail(path: string): Promise<{ text: string; truncated: boolean }> {
   let handle;
   try {
@@ -86,43 +65,21 @@ async function readTail(path: string): Promise<{ text: string; truncated: boolea
   }
 }
 
-function isGeneration(entry: z.infer<typeof entrySchema>): boolean {
-  return entry.path === '/v1/messages' && (entry.method === undefined || entry.method === 'POST');
-}
-
 export function parseRequestLines(text: string): { points: RequestPoint[]; unreadable: number } {
-  const points: RequestPoint[] = [];
-  let unreadable = 0;
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(line);
-    } catch {
-      unreadable++;
-      continue;
-    }
-    const parsed = entrySchema.safeParse(json);
-    if (!parsed.success) {
-      unreadable++;
-      continue;
-    }
-    const e = parsed.data;
-    if (!isGeneration(e)) continue;
-    points.push({
-      n: points.length + 1,
-      t: e.t,
-      status: e.status,
-      ttfb_ms: e.ttfb_ms ?? null,
-      total_ms: e.total_ms,
-      cached: e.usage?.cache_read_input_tokens ?? (e.usage ? 0 : null),
-      fresh: e.usage?.input_tokens ?? null,
-      output: e.usage?.output_tokens ?? null,
-      messages: e.messages ?? null,
-      // An error inside a 200 stream, or a cut stream, is an error too.
-      error: e.status >= 400 || e.error_source !== undefined ? (e.error ?? e.original_error ?? `HTTP ${e.status}`).slice(0, 300) : null,
-    });
-  }
+  const { requests, unreadable } = readGenerations(text.split('\n'));
+  const points = requests.map((r, i): RequestPoint => ({
+    n: i + 1,
+    t: r.t,
+    status: r.status,
+    ttfb_ms: r.ttfbMs ?? null,
+    total_ms: r.totalMs,
+    // A failed request has no usage: no token counts, rather than zeros.
+    cached: r.hasUsage ? r.cached : null,
+    fresh: r.hasUsage ? r.evaluated : null,
+    output: r.hasUsage ? r.output : null,
+    messages: r.messages ?? null,
+    error: r.error ?? null,
+  }));
   return { points, unreadable };
 }
 
@@ -151,4 +108,10 @@ export function withOpenRequests(points: readonly RequestPoint[], inFlight: read
       line: inFlightSummary(r, now),
     }));
   return [...points, ...open];
+}
+
+/** A job's chart: its finished requests, its open ones after them, and its window (the chart's ceiling). */
+export async function jobRequestSeries(record: JobRecord, requestsPath: string): Promise<RequestSeries & { readonly context: number | null }> {
+  const series = await readRequestSeries(requestsPath);
+  return { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null };
 }

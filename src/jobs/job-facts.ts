@@ -1,0 +1,193 @@
+/**
+ * The facts of a job, computed once from its record for every audience: the
+ * calling model's text (mcp/job-view.ts), a person's report (cli/format-job.ts)
+ * and the list rows of job_status's list, the CLI's table and the dashboard.
+ * Renderers word the facts; they do not read the record for anything this
+ * module knows.
+ *
+ * Adding a fact: its value type in JobFactValues, its place in FACT_ORDER, how
+ * it is read in jobFacts, and one entry in each renderer — FactRenderer makes
+ * every renderer handle every fact, so no audience can silently miss one.
+ */
+import { inFlightLine } from './in-flight-line.js';
+import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type JobStatus, type WorktreeInfo } from './job-record.js';
+import { describeSandboxRecord } from './sandbox/record.js';
+
+export interface JobFactValues {
+  readonly headline: {
+    readonly id: string;
+    readonly status: JobStatus;
+    readonly finished: boolean;
+    readonly elapsedS: number;
+    /** Served model, else the one asked for; undefined before one is chosen. */
+    readonly model: string | undefined;
+    readonly endpoint: string | undefined;
+  };
+  /** Why this endpoint (pinned, preferred, warm cache, most free capacity…). */
+  readonly endpoint_reason: string;
+  readonly queue: { readonly position: number; readonly waitingFor: string };
+  readonly work: {
+    readonly turns: number;
+    readonly toolCalls: number;
+    readonly requests: number;
+    /** Evaluated prompt tokens, cached prompt tokens, generated tokens (the record's usage: filled in when the session ends). */
+    readonly tokens: { readonly input: number; readonly cached: number; readonly output: number };
+  };
+  /** What it did last, while it is not finished. */
+  readonly last_activity: string;
+  /** One line (plus flag lines) per open backend request. */
+  readonly in_flight: readonly string[];
+  readonly backend_error: { readonly count: number; readonly last: BackendErrorEvent; readonly stillRunning: boolean };
+  readonly result: string;
+  readonly error: { readonly message: string; readonly code: string | undefined };
+  readonly files: readonly string[];
+  /** Images and documents the shim turned into text for a model without vision. */
+  readonly media: { readonly images: number; readonly documentsExtracted: number; readonly documentsFailed: number };
+  readonly sandbox: string;
+  readonly worktree: WorktreeInfo & { readonly finished: boolean };
+  readonly warnings: readonly string[];
+  /** The folder with transcript.txt, events.jsonl and requests.jsonl. */
+  readonly logs: string;
+  /** Interrupted with a session to continue. */
+  readonly resumable: { readonly id: string };
+}
+
+export type FactKey = keyof JobFactValues;
+
+/** Present only when the record has the fact. */
+export type JobFacts = { readonly [K in FactKey]?: JobFactValues[K] } & Pick<JobFactValues, 'headline' | 'work'>;
+
+/** The order every rendering follows. */
+export const FACT_ORDER: readonly FactKey[] = [
+  'headline',
+  'endpoint_reason',
+  'queue',
+  'work',
+  'last_activity',
+  'in_flight',
+  'backend_error',
+  'result',
+  'error',
+  'files',
+  'worktree',
+  'media',
+  'sandbox',
+  'warnings',
+  'logs',
+  'resumable',
+];
+
+/** How one audience words each fact (an empty list: nothing to say for this value). */
+export type FactRenderer = { readonly [K in FactKey]: (value: JobFactValues[K]) => readonly string[] };
+
+const nonEmpty = <T>(list: readonly T[] | undefined): readonly T[] | undefined => (list !== undefined && list.length > 0 ? list : undefined);
+
+export function jobFacts(record: JobRecord, now: Date = new Date()): JobFacts {
+  const finished = FINISHED.has(record.status);
+  const inFlight = nonEmpty(record.in_flight);
+  const lastError = record.backend_errors?.at(-1);
+  const media = record.media_replaced;
+  const facts: { -readonly [K in FactKey]?: JobFactValues[K] } = {
+    endpoint_reason: record.model.endpoint_reason,
+    queue: record.queue && { position: record.queue.position, waitingFor: record.queue.waiting_for },
+    last_activity: finished ? undefined : record.last_activity?.what,
+    in_flight: inFlight?.map((r) => inFlightLine(r, now)),
+    backend_error: lastError && { count: record.backend_errors?.length ?? 1, last: lastError, stillRunning: record.status === 'running' },
+    result: record.result || undefined,
+    error: record.error ? { message: record.error, code: record.error_code } : undefined,
+    files: nonEmpty(record.files_touched),
+    media: media && media.images + media.documents_extracted + media.documents_failed > 0 ? { images: media.images, documentsExtracted: media.documents_extracted, documentsFailed: media.documents_failed } : undefined,
+    sandbox: record.sandbox && describeSandboxRecord(record.sandbox),
+    worktree: record.worktree && { ...record.worktree, finished },
+    warnings: nonEmpty(record.warnings),
+    logs: record.log_dir,
+    resumable: record.status === 'interrupted' && record.session_id !== undefined ? { id: record.id } : undefined,
+  };
+  return {
+    ...facts,
+    headline: { id: record.id, status: record.status, finished, elapsedS: elapsedSeconds(record, now), model: record.model.served ?? record.model.requested, endpoint: record.model.endpoint },
+    work: {
+      turns: record.num_turns,
+      toolCalls: record.tool_calls,
+      requests: record.requests,
+      tokens: { input: record.usage.input_tokens, cached: record.usage.cache_read_input_tokens, output: record.usage.output_tokens },
+    },
+  };
+}
+
+/** The facts in FACT_ORDER, each worded by `renderer`. */
+export function renderFacts(facts: JobFacts, renderer: FactRenderer): string[] {
+  const lines: string[] = [];
+  for (const key of FACT_ORDER) {
+    const value = facts[key];
+    // The renderer's entry for `key` takes that key's value; TypeScript cannot follow the pairing through the loop.
+    if (value !== undefined) lines.push(...(renderer[key] as (v: typeof value) => readonly string[])(value));
+  }
+  return lines;
+}
+
+/** The last backend error in one line, the same for every audience. */
+export function backendErrorLine(e: JobFactValues['backend_error']): string {
+  const which = e.count === 1 ? 'the only one' : `${e.count} recorded`;
+  return `last backend error (${which}), request ${e.last.request ?? '?'} at ${e.last.at.slice(11, 19)}, HTTP ${e.last.status}: ${e.last.message}`;
+}
+
+export function mediaLine(m: JobFactValues['media']): string {
+  const failed = m.documentsFailed > 0 ? ` (${m.documentsFailed} could not be read)` : '';
+  return `media turned into text for the model: ${m.images} images, ${m.documentsExtracted + m.documentsFailed} documents${failed}`;
+}
+
+/** One row of a job list (list_jobs, `localagents jobs`, the dashboard's table): built from the record alone, so a list never opens a job's logs. */
+export interface JobListRow {
+  readonly id: string;
+  readonly status: string;
+  readonly task: string;
+  readonly model: string | undefined;
+  readonly endpoint: string | undefined;
+  readonly created_at: string;
+  readonly started_at: string | undefined;
+  readonly finished_at: string | undefined;
+  readonly turns: number;
+  readonly tool_calls: number;
+  readonly files_touched: number;
+  readonly requests: number;
+  /** Output tokens per second of the job's open requests now (running jobs only). */
+  readonly tokens_per_s: number | undefined;
+  /** Prompt tokens the server has read so far for the job's open requests, while it reads them: the job page follows it. */
+  readonly prompt_read_tokens: number | undefined;
+  readonly queue_position: number | undefined;
+  readonly last_activity: string | undefined;
+  readonly error: string | undefined;
+}
+
+/** The sum of one number over the open requests that have it. */
+function sumOpen(record: JobRecord, value: (r: InFlightRequest) => number | undefined): number | undefined {
+  const values = (record.in_flight ?? []).map(value).filter((v): v is number => v !== undefined);
+  return values.length === 0 ? undefined : Math.round(values.reduce((a, b) => a + b, 0));
+}
+
+/**
+ * The task is whole (renderers clip it to their width); the error is its first 300 characters. No elapsed
+ * time: the dashboard resends a row only when it changed, and a clock would change every running row each tick.
+ */
+export function jobListRow(record: JobRecord): JobListRow {
+  return {
+    id: record.id,
+    status: record.status,
+    task: record.task_preview,
+    model: record.model.served ?? record.model.requested,
+    endpoint: record.model.endpoint,
+    created_at: record.created_at,
+    started_at: record.started_at,
+    finished_at: record.finished_at,
+    turns: record.num_turns,
+    tool_calls: record.tool_calls,
+    files_touched: record.files_touched.length,
+    requests: record.requests,
+    tokens_per_s: sumOpen(record, (r) => r.tokens_per_s),
+    prompt_read_tokens: sumOpen(record, (r) => r.prompt_read_tokens),
+    queue_position: record.queue?.position,
+    last_activity: record.last_activity?.what,
+    error: record.error?.slice(0, 300),
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * One set of job facts, two renderings: records left by real jobs (real Claude
+ * Code against the simulator: done in a worktree, failed on a backend error,
+ * running with an open request, queued behind it, cancelled) are rendered for
+ * the calling model (job_status's text) and for a person (`localagents run` /
+ * `show`), and every fact the record has appears in both.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import { jobReport } from '../../src/cli/format-job.js';
+import { formatCount, formatDuration } from '../../src/jobs/amounts.js';
+import { FACT_ORDER, jobFacts, type FactKey, type JobFacts } from '../../src/jobs/job-facts.js';
+import type { JobRecord } from '../../src/jobs/job-record.js';
+import { silentLogger } from '../../src/log.js';
+import { jobSummary } from '../../src/mcp/job-view.js';
+import { makeRepo } from '../helpers/git-repo.js';
+import { until } from '../helpers/processes.js';
+import { startSimulator, type ParsedRequest, type Simulator } from '../sim/index.js';
+
+const words = (n: number): string => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+const taskOf = (req: ParsedRequest): string => JSON.stringify(req.messages[0] ?? '');
+
+let sim: Simulator;
+let app: App;
+const records = new Map<string, JobRecord>();
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    flavor: 'llama.cpp',
+    slots: 1,
+    script: (req) => {
+      const task = taskOf(req);
+      if (task.includes('WRITE-JOB')) {
+        return req.assistantTurns === 0 ? { text: 'Writing.', toolUse: { name: 'Write', input: { file_path: 'notes.md', content: 'notes\n' } } } : { text: 'Wrote notes.md.' };
+      }
+      if (task.includes('FAIL-JOB')) return { error: { status: 400, body: { error: { code: 400, message: 'the request is broken in a way no retry fixes', type: 'invalid_request_error' } } } };
+      if (task.includes('LONG-JOB')) return { text: words(3000), tokenDelayMs: 40 };
+      return { text: 'done' };
+    },
+  });
+  const root = mkdtempSync(join(tmpdir(), 'la-facts-'));
+  writeFileSync(join(root, 'models.yaml'), `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
+  app = createApp({
+    configPath: join(root, 'models.yaml'),
+    cwd: makeRepo(),
+    env: { PATH: process.env.PATH, HOME: root, CLAUDE_CONFIG_DIR: join(root, 'claude') },
+    log: silentLogger,
+    stateDir: join(root, 'state'),
+  });
+
+  const done = await app.jobs.start({ task: 'WRITE-JOB: write notes.md', isolation: 'worktree' });
+  records.set('succeeded', await app.jobs.wait(done.id, 120));
+  const failed = await app.jobs.start({ task: 'FAIL-JOB: anything' });
+  records.set('failed', await app.jobs.wait(failed.id, 120));
+
+  const long = await app.jobs.start({ task: 'LONG-JOB: write a long text' });
+  const generating = await until(async () => (await app.jobs.get(long.id)).in_flight?.some((r) => r.phase === 'generating') === true, 60_000, 100);
+  expect(generating).toBe(true);
+  const queued = await app.jobs.start({ task: 'QUEUED-JOB: wait for the slot' });
+  records.set('running', await app.jobs.get(long.id));
+  records.set('queued', await app.jobs.get(queued.id));
+  records.set('cancelled', await app.jobs.cancel(long.id));
+  await app.jobs.cancel(queued.id);
+}, 300_000);
+
+afterAll(async () => {
+  await app?.close();
+  await sim?.close();
+});
+
+/** What must be visible of a fact in any rendering: its values, in the words both audiences share. */
+function evidence(facts: JobFacts, key: FactKey): string[] {
+  const h = facts.headline;
+  switch (key) {
+    case 'headline':
+      // A running job's clock moves between two renderings; a finished one's is fixed.
+      return [h.id, h.status, ...(h.finished ? [formatDuration(h.elapsedS)] : []), ...(h.model === undefined ? [] : [h.model]), ...(h.endpoint === undefined ? [] : [h.endpoint])];
+    case 'work': {
+      const w = facts.work;
+      return [`turns ${w.turns}`, `tool calls ${w.toolCalls}`, `model requests ${w.requests}`, `tokens in ${formatCount(w.tokens.input)}`, `out ${formatCount(w.tokens.output)}`];
+    }
+    case 'endpoint_reason':
+      return [facts.endpoint_reason ?? ''];
+    case 'queue':
+      return [`position ${facts.queue?.position}`, facts.queue?.waitingFor ?? ''];
+    case 'last_activity':
+      return [facts.last_activity ?? ''];
+    case 'in_flight':
+      // "request 3: generating" — the seconds after it move with the clock.
+      return (facts.in_flight ?? []).map((line) => line.split(' for ')[0] ?? line);
+    case 'backend_error':
+      return [`HTTP ${facts.backend_error?.last.status}`, facts.backend_error?.last.message ?? ''];
+    case 'result':
+      return [facts.result ?? ''];
+    case 'error':
+      return [facts.error?.message ?? ''];
+    case 'files':
+      return [...(facts.files ?? [])];
+    case 'media':
+      return [`${facts.media?.images} images`];
+    case 'sandbox':
+      return [facts.sandbox ?? ''];
+    case 'worktree':
+      return [facts.worktree?.path ?? '', facts.worktree?.branch ?? '', ...(facts.worktree?.diffstat.split('\n').map((l) => l.trim()) ?? [])];
+    case 'warnings':
+      return [...(facts.warnings ?? [])];
+    case 'logs':
+      return [facts.logs ?? ''];
+    case 'resumable':
+      return [facts.resumable?.id ?? ''];
+  }
+}
+
+describe('the facts of a real job, rendered for the calling model and for a person', () => {
+  it.each(['succeeded', 'failed', 'running', 'queued', 'cancelled'])('%s: every fact of the record appears in both renderings', (status) => {
+    const record = records.get(status);
+    expect(record?.status).toBe(status);
+    const facts = jobFacts(record!);
+    const present = FACT_ORDER.filter((key) => facts[key] !== undefined);
+    const texts = { model: jobSummary(record!), person: jobReport(record!) };
+    for (const key of present) {
+      for (const [audience, text] of Object.entries(texts)) {
+        for (const bit of evidence(facts, key)) expect(text, `${audience} text lacks ${key}: "${bit}"`).toContain(bit);
+      }
+    }
+  });
+
+  it('the records carry the facts each case is about', () => {
+    const facts = (status: string): JobFacts => jobFacts(records.get(status)!);
+    expect(facts('succeeded')).toMatchObject({ files: [expect.stringContaining('notes.md')], worktree: { kept: true }, result: 'Wrote notes.md.' });
+    expect(facts('succeeded').work.toolCalls).toBeGreaterThan(0);
+    expect(facts('failed').error?.message).toBeTruthy();
+    expect(facts('failed').backend_error?.last.status).toBe(400);
+    expect(facts('running').in_flight?.[0]).toMatch(/^request \d+: generating/);
+    expect(facts('queued').queue?.position).toBe(1);
+    expect(facts('cancelled').error?.message).toMatch(/cancel/);
+  });
+});
