@@ -14,6 +14,7 @@ export interface RequestLine {
   usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; stop_reason?: string; error?: { type: string; message: string } };
   folded_system_messages?: number;
   original_error?: string;
+  rewrites?: string[];
   error?: string;
 }
 

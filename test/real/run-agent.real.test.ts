@@ -17,7 +17,7 @@ describe('run_agent on a real llama-server (2 slots)', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ model: 'eos', parallel: 2, slotContext: SLOT_CONTEXT });
-    la = await startLocalagents({ gpu: { url: server.url } }, {}, { unsandboxed: true });
+    la = await startLocalagents({ gpu: { url: server.url } });
   });
 
   afterAll(async () => {
@@ -68,6 +68,16 @@ describe('run_agent on a real llama-server (2 slots)', () => {
     expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
     const share = cacheShare(la.requests(second.id).find((r) => r.path === '/v1/messages'));
     expect(share).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('sandboxed, the second job with the same task takes > 99% of its first request from the cache (the per-job values are named)', async () => {
+    const first = await la.finish((await la.start({ task: 'Say done.' })).id);
+    const second = await la.finish((await la.start({ task: 'Say done.' })).id);
+    expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
+    expect(la.record(second.id).sandbox).toMatchObject({ enabled: true });
+    const line = la.requests(second.id).find((r) => r.path === '/v1/messages');
+    expect(line?.rewrites).toContain('named 3 per-job value(s) in the environment block');
+    expect(cacheShare(line)).toBeGreaterThan(0.99);
   });
 
   it('a second worktree job of the repository (the first one left nothing, so its path is reused) takes ≥ 95% from the cache', async () => {
