@@ -9,9 +9,12 @@ import type { RouteSpec } from './routes.js';
 
 export const SESSION_ID_NAME = '{session-id}';
 
+/** Only a UUID is named: a short or odd header value would rewrite unrelated text of the block. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function requestJobValues(spec: RouteSpec, headers: IncomingHttpHeaders): PerJobValue[] {
   const session = headers['x-claude-code-session-id'];
   const values = [...(spec.perJobValues?.() ?? [])];
-  if (typeof session === 'string' && session !== '') values.push({ name: SESSION_ID_NAME, value: session });
+  if (typeof session === 'string' && UUID.test(session)) values.push({ name: SESSION_ID_NAME, value: session });
   return values;
 }
