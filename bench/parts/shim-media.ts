@@ -64,15 +64,15 @@ export async function measureMedia(rig: ShimRig, scale: number): Promise<Table> 
   const freshPdfs = Array.from({ length: n + 1 }, (_, i) => withRead(base, '/repo/spec.pdf', pdfBlock(pdf(pages, i + 1))));
 
   const cases: Array<{ name: string; body: Buffer; shim: () => Promise<number[]> }> = [
-    { name: `PNG ${(png.length / 1e6).toFixed(1)} MB, no vision → note`, body: image, shim: () => timeMany(shim, headers, Array(n).fill(image)) },
-    { name: `PNG ${(png.length / 1e6).toFixed(1)} MB, vision → untouched`, body: image, shim: () => timeMany(rig.shimVision, headers, Array(n).fill(image)) },
+    { name: `PNG ${(png.length / 1e6).toFixed(1)} MB, no vision → note`, body: image, shim: () => timeMany(shim, headers, Array<Buffer>(n).fill(image)) },
+    { name: `PNG ${(png.length / 1e6).toFixed(1)} MB, vision → untouched`, body: image, shim: () => timeMany(rig.shimVision, headers, Array<Buffer>(n).fill(image)) },
     { name: `PDF ${pages} pages, ${(pdf(pages, 0).length / 1e3).toFixed(0)} kB, first sight → text`, body: samePdf, shim: async () => (await timeMany(shim, headers, freshPdfs)).slice(1) },
-    { name: `PDF ${pages} pages, again (cached text)`, body: samePdf, shim: async () => (await timeMany(shim, headers, [samePdf, ...Array(n).fill(samePdf)])).slice(1) },
+    { name: `PDF ${pages} pages, again (cached text)`, body: samePdf, shim: async () => (await timeMany(shim, headers, [samePdf, ...Array<Buffer>(n).fill(samePdf)])).slice(1) },
   ];
   const rows: string[][] = [];
   for (const c of cases) {
     await timeMany(direct, headers, [c.body]); // warm-up
-    const d = await timeMany(direct, headers, Array(n).fill(c.body));
+    const d = await timeMany(direct, headers, Array<Buffer>(n).fill(c.body));
     const s = await c.shim();
     rows.push([c.name, `${(c.body.length / 1e6).toFixed(2)} MB`, percentile(d, 50).toFixed(1), percentile(s, 50).toFixed(1), percentile(s, 99).toFixed(1), formatSpread(spread(s.map((v, i) => v - (d[i] ?? v))), 1)]);
   }

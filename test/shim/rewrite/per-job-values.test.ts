@@ -62,7 +62,7 @@ describe('namePerJobValues', () => {
     expect(shared).toContain('"text":"Say done."');
     expect(shared).toContain('{job-temp}/claude-0/-tmp-la-repo-dlHJS8/{session-id}/tasks');
     expect(shared).toContain('{job-settings}/settings.json');
-    for (const v of [...Object.values(JOB_A), ...Object.values(JOB_B)]) expect(shared).not.toContain(v);
+    for (const v of [JOB_A, JOB_B].flatMap((j) => [j.temp, j.settings, j.session])) expect(shared).not.toContain(v);
     // Without the rule the two prompts part inside the environment block, before the task.
     const rawA = JSON.stringify(normaliseRequest(request(JOB_A, 'Say done.'), { servedModel: 'qwen' }).body);
     const rawB = JSON.stringify(normaliseRequest(request(JOB_B, 'Say done.'), { servedModel: 'qwen' }).body);
