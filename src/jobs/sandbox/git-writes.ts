@@ -31,8 +31,6 @@ const NONE: GitWrites = { allowWrite: [], denyWrite: [], gitEntry: undefined };
 /** Files of an admin folder that say where the repository is, or carry config: never the model's to change. */
 const LOCATORS = ['commondir', 'gitdir', 'config.worktree'];
 
-const PACKED_REFS = 'packed-refs';
-
 async function entries(dir: string): Promise<string[]> {
   return readdir(dir).catch(() => [] as string[]);
 }
@@ -87,10 +85,6 @@ export async function gitWrites(workDir: string): Promise<GitWrites> {
   if (!linked) keep.push('index', 'COMMIT_EDITMSG', 'ORIG_HEAD', 'logs/HEAD', ...(branchRef === undefined ? ['HEAD'] : []));
 
   const denyWrite = await denySiblings(commonDir, keep);
-  // Also before it exists: a packed-refs the model made would add refs, and git writes one when localagents deletes
-  // a finished job's branch, so listing it only once it exists changed the next job's prompt (and cache).
-  const packedRefs = join(commonDir, PACKED_REFS);
-  if (!denyWrite.includes(packedRefs)) denyWrite.push(packedRefs);
   if (linked) {
     denyWrite.push(...LOCATORS.map((f) => join(gitDir, f)));
     // The worktree's `.git` file names its admin folder.
