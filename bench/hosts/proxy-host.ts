@@ -1,6 +1,6 @@
 /**
  * The proxies under test, in one process of their own: the localagents shim
- * (createShimServer with one open route, requests logged to a temp
+ * (createShimServer with one open route, and one with vision for the media table; requests logged to a temp
  * requests.jsonl as in a real job), the bare TCP relay and the plain HTTP relay. Only one of them
  * carries traffic at a time, so the process CPU read around a batch belongs
  * to the proxy that served it.
@@ -18,6 +18,8 @@ import { startTcpRelay, type TcpRelay } from './tcp-relay.js';
 export interface ProxyUrls {
   /** http://127.0.0.1:PORT/job/<token>: append /v1/messages. */
   readonly shim: string;
+  /** The same shim with a second route whose model sees images (`vision`): image bytes pass untouched. */
+  readonly shimVision: string;
   /** http://127.0.0.1:PORT */
   readonly relay: string;
   /** http://127.0.0.1:PORT */
@@ -44,9 +46,17 @@ function main(): void {
           context: undefined,
           log,
         });
+        const vision = await shim.open({
+          jobId: 'bench-vision',
+          endpoint: { name: 'stub', base_url: `http://127.0.0.1:${backendPort}`, backend: 'llama.cpp' },
+          servedModel: 'bench-model',
+          context: undefined,
+          vision: true,
+          log,
+        });
         relay = await startTcpRelay(backendPort);
         httpRelay = await startHttpRelay(backendPort);
-        const urls: ProxyUrls = { shim: route.baseUrl, relay: `http://127.0.0.1:${relay.port}`, httpRelay: `http://127.0.0.1:${httpRelay.port}` };
+        const urls: ProxyUrls = { shim: route.baseUrl, shimVision: vision.baseUrl, relay: `http://127.0.0.1:${relay.port}`, httpRelay: `http://127.0.0.1:${httpRelay.port}` };
         return urls;
       },
       cpu: () => cpuMicros(),

@@ -16,6 +16,7 @@ import { measureProbing } from './probing.js';
 import { measureScale } from './scale.js';
 import { measureGrowthBySize } from './shim-growth.js';
 import { measureStreamsUnderLoad } from './shim-load.js';
+import { measureMedia } from './shim-media.js';
 import { measureOverhead } from './shim-overhead.js';
 import { startShimRig } from './shim-rig.js';
 
@@ -40,8 +41,9 @@ const PARTS: Record<PartName, { title: string; run: (scale: number) => Promise<O
       try {
         const overhead = await measureOverhead(rig, scale);
         const load = await measureStreamsUnderLoad(rig, scale);
+        const media = await measureMedia(rig, scale);
         return {
-          tables: [...overhead.tables, load.table, pipelineTable(Math.max(3, Math.round(5 * scale)))],
+          tables: [...overhead.tables, load.table, pipelineTable(Math.max(3, Math.round(5 * scale))), media],
           targets: [...overhead.targets, ...load.targets],
           notes: [...(rig.gatewayNote ? [rig.gatewayNote] : []), ...overhead.notes, ...load.notes],
         };

@@ -30,6 +30,8 @@ export interface Variant {
 
 export interface ShimRig {
   readonly variants: readonly Variant[];
+  /** The shim's route whose model sees images (not one of the compared variants). */
+  readonly shimVision: Target;
   /** Why the alternative gateway is missing, when it is. */
   readonly gatewayNote: string | undefined;
   setMode(mode: StubMode): Promise<void>;
@@ -69,15 +71,17 @@ export async function startShimRig(options: { gateway: boolean }): Promise<ShimR
     const pid = gateway.pid;
     variants.push(variant('claude-code-router', gateway.url, () => Promise.resolve(cpuMicrosOf(pid) ?? 0), pid));
   }
+  const shimVision = openTarget('shim (vision)', urls.shimVision);
   return {
     variants,
+    shimVision,
     gatewayNote,
     async setMode(mode) {
       await stub.call('mode', mode);
     },
     stubCpu: () => stub.call<number>('cpu'),
     async close() {
-      await Promise.all(variants.map((v) => v.target.client.close()));
+      await Promise.all([...variants.map((v) => v.target.client.close()), shimVision.client.close()]);
       await gateway?.close();
       await proxies.close();
       await stub.close();

@@ -1,5 +1,5 @@
 /**
- * One bounded GET for probes. Returns the status and the (decoded, redacted)
+ * One bounded GET (or a small JSON POST, for Ollama's /api/show) for probes. Returns the status and the (decoded, redacted)
  * body, or throws: the transport error untouched so connect-failure.ts can
  * classify it, or a BackendAnswerError for an answer we refuse to read (too
  * big, undecodable, a redirect, a body that stopped coming).
@@ -32,23 +32,39 @@ export function authHeaders(apiKey: string | undefined): Record<string, string> 
   return apiKey ? { authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey } : {};
 }
 
-export async function httpGet(url: string, options: GetOptions): Promise<GetResult> {
+export function httpGet(url: string, options: GetOptions): Promise<GetResult> {
+  return boundedRequest(url, options, undefined);
+}
+
+/** POST a JSON body (a request for information, such as Ollama's /api/show), read as boundedly as a GET. */
+export function httpPostJson(url: string, json: unknown, options: GetOptions): Promise<GetResult> {
+  return boundedRequest(url, options, JSON.stringify(json));
+}
+
+async function boundedRequest(url: string, options: GetOptions, body: string | undefined): Promise<GetResult> {
+  const method = body === undefined ? 'GET' : 'POST';
   const response = await request(url, {
-    method: 'GET',
+    method,
     dispatcher: options.dispatcher,
     signal: options.signal,
-    headers: { accept: 'application/json, text/plain', 'accept-encoding': ACCEPT_IDENTITY, ...authHeaders(options.apiKey) },
+    headers: {
+      accept: 'application/json, text/plain',
+      'accept-encoding': ACCEPT_IDENTITY,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...authHeaders(options.apiKey),
+    },
+    ...(body === undefined ? {} : { body }),
   });
-  const what = `GET ${url}`;
+  const what = `${method} ${url}`;
   const redirect = redirectMessage(response.statusCode, response.headers.location, url, what);
   if (redirect !== undefined) {
     discard(response.body);
     throw new BackendAnswerError(redirect, 'redirect');
   }
-  const body = decodedBody(response.body, response.headers['content-encoding'], what);
+  const answer = decodedBody(response.body, response.headers['content-encoding'], what);
   let raw: Buffer;
   try {
-    raw = await readWhole(body, options.limit ?? MAX_PROBE_BODY, what);
+    raw = await readWhole(answer, options.limit ?? MAX_PROBE_BODY, what);
   } catch (err) {
     if (err instanceof BackendAnswerError) throw err;
     // The server answered (status and headers came) and then its body stopped: that is not "no answer".

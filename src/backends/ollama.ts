@@ -11,15 +11,30 @@
  * matters: Ollama never refuses a prompt longer than the window, it drops the
  * oldest messages (server/prompt.go chatPrompt). (/api/show's
  * `<arch>.context_length` is the trained maximum, not the window Ollama
- * allocates, so it is not used.)
+ * allocates, so it is not used.) POST /api/show's `capabilities` (types/model/capability.go; older Ollama omits it)
+ * says whether a model takes images (`vision`) and tool calls (`tools`): the first sets the model's vision, so
+ * models.yaml need not, the second a warning, since Claude Code cannot work without tools.
  */
 import { z } from 'zod';
 import { errorMessageOf, parseJson } from './http-get.js';
-import { contextWarning, findings, optional, type BackendProber } from './probe-context.js';
+import { contextWarning, findings, optional, type BackendProber, type ProbeContext } from './probe-context.js';
 import type { ServedModel } from './types.js';
 
 const tagsBody = z.object({ models: z.array(z.looseObject({ name: z.string(), model: z.string().optional() })) });
 const psBody = z.object({ models: z.array(z.looseObject({ name: z.string(), context_length: z.number().int().positive().optional() })) });
+/** types/model/capability.go: completion, tools, insert, vision, embedding, thinking; absent before Ollama reported it. */
+const showBody = z.looseObject({ capabilities: z.array(z.string()).optional() });
+
+/** /api/show is asked per installed model on every probe; a machine with more asks for these only. */
+const MAX_SHOWN = 32;
+
+/** What /api/show says the model takes, or undefined where this Ollama does not say (or the call failed). */
+async function capabilitiesOf(ctx: ProbeContext, name: string): Promise<readonly string[] | undefined> {
+  const res = await optional(ctx.post('/api/show', { model: name }));
+  if (res?.status !== 200) return undefined;
+  const show = showBody.safeParse(parseJson(res.text));
+  return show.success ? show.data.capabilities : undefined;
+}
 
 export const OLLAMA_CONTEXT_ADVICE = 'start the server with OLLAMA_CONTEXT_LENGTH=131072 ollama serve (or set num_ctx in a Modelfile)';
 
@@ -34,7 +49,9 @@ export const probeOllama: BackendProber = async (ctx) => {
   }
   const ps = psRes?.status === 200 ? psBody.safeParse(parseJson(psRes.text)) : undefined;
   const loaded = new Map((ps?.success ? ps.data.models : []).map((m) => [m.name, m.context_length]));
-  const served: ServedModel[] = tags.data.models.map((m) => {
+  const capabilities = await Promise.all(tags.data.models.map((m, i) => (i < MAX_SHOWN ? capabilitiesOf(ctx, m.name) : Promise.resolve(undefined))));
+  const served: ServedModel[] = tags.data.models.map((m, i) => {
+    const can = capabilities[i];
     const isLoaded = loaded.has(m.name);
     const context = loaded.get(m.name);
     const warnings = isLoaded
@@ -43,9 +60,13 @@ export const probeOllama: BackendProber = async (ctx) => {
           `${m.name}: not loaded; its window is known once a request loads it (the model's num_ctx or OLLAMA_CONTEXT_LENGTH, else Ollama's default: ` +
             `4k below 24 GiB of VRAM), and Ollama silently drops the oldest messages of a longer prompt; ${OLLAMA_CONTEXT_ADVICE}`,
         ];
+    if (can !== undefined && !can.includes('tools')) {
+      warnings.push(`${m.name}: Ollama says this model does not support tools, which every Claude Code session needs; pick a model whose /api/show capabilities list "tools"`);
+    }
     return {
       id: m.name,
       aliases: m.model !== undefined && m.model !== m.name ? [m.model] : [],
+      vision: can?.includes('vision'),
       context,
       contextSource: context !== undefined ? 'ollama /api/ps context_length' : 'unknown',
       routerStatus: isLoaded ? 'loaded' : 'unloaded',

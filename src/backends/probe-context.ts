@@ -11,6 +11,8 @@ export interface ProbeContext {
   readonly endpoint: Endpoint;
   /** GET a path on the endpoint. Rejects with the transport error when nothing answers. */
   get(path: string): Promise<GetResult>;
+  /** POST a small JSON body to a path that only reads (Ollama's /api/show); same limits and errors as `get`. */
+  post(path: string, json: unknown): Promise<GetResult>;
   readonly timeoutS: number;
 }
 

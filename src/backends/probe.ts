@@ -7,7 +7,7 @@ import { Agent, buildConnector } from 'undici';
 import type { Config, Endpoint } from '../config/schema.js';
 import { BackendAnswerError } from './answer-body.js';
 import { classifyConnectFailure } from './connect-failure.js';
-import { httpGet } from './http-get.js';
+import { httpGet, httpPostJson } from './http-get.js';
 import { probeLlamaCpp } from './llama-cpp.js';
 import { probeOllama } from './ollama.js';
 import { probeOther } from './other.js';
@@ -53,6 +53,7 @@ export function createProber(): Prober {
       endpoint,
       timeoutS,
       get: (path) => httpGet(new URL(path, url).href, { dispatcher: agent, signal, apiKey: endpoint.apiKey }),
+      post: (path, json) => httpPostJson(new URL(path, url).href, json, { dispatcher: agent, signal, apiKey: endpoint.apiKey }),
     };
     let found: ProbeFindings;
     try {

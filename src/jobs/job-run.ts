@@ -5,6 +5,7 @@
  */
 import type { WriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { dirname } from 'node:path';
 import { metricsDelta, snapshotMetrics, type MetricsSnapshot } from '../backends/metrics-delta.js';
 import type { Endpoint } from '../config/schema.js';
 import { deniedFrontDoors, httpFrontDoorPorts } from '../coord/front-door-tokens.js';
@@ -13,6 +14,7 @@ import { processStartTime } from '../coord/process-identity.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createRequestLog, type RequestLog } from '../shim/request-log.js';
+import type { PerJobValue } from '../shim/rewrite/per-job-values.js';
 import type { OpenRoute, Shim } from '../shim/routes.js';
 import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from './claude-binary.js';
 import { runClaudeSession } from './claude-session.js';
@@ -132,8 +134,11 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
 
 /** Opens the route, pins the session's settings and runs Claude Code; what it opens goes into `opened`. */
 async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opened: Opened): Promise<SessionOutcome> {
+  // Filled once the sandbox's temp folder and the settings file exist; the shim reads it at each request.
+  const perJobValues: PerJobValue[] = [];
   opened.route = await deps.shim.open({
     jobId: job.record.id,
+    perJobValues: () => perJobValues,
     endpoint: job.endpoint,
     servedModel: job.servedModel,
     context: job.context,
@@ -161,6 +166,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   opened.sandbox = sandbox;
   run.update({ sandbox: sandbox.record() });
   opened.settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings });
+  perJobValues.push({ name: '{job-settings}', value: dirname(opened.settingsFile.path) }, { name: '{job-temp}', value: sandbox.tempDir ?? '' });
   if (sandbox.problem !== undefined) {
     run.line(`not started: ${sandbox.problem}`);
     return { sandboxProblem: sandbox.problem };

@@ -16,6 +16,7 @@ import { answerProblem, requestFacts, writeLog, type RequestFacts } from './requ
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import { createRequestProgress } from './request-progress.js';
+import { requestJobValues } from './request-job-values.js';
 import type { PromptWatch } from './prompt-watch.js';
 import { mayHoldMedia, replaceMedia } from './media.js';
 import type { PdfTextCache } from './pdf-text.js';
@@ -179,7 +180,7 @@ export async function forwardRequest(
   const view = isMessages || isCount ? readBodyView(raw) : undefined;
   if (view !== undefined) {
     facts = requestFacts(view);
-    const normalised = normaliseRequest(view.fields, { servedModel: spec.servedModel });
+    const normalised = normaliseRequest(view.fields, { servedModel: spec.servedModel, perJobValues: requestJobValues(spec, req.headers) });
     notes = normalised.notes;
     let fields = normalised.body as Readonly<Record<string, unknown>>; // normaliseRequest returns an object for an object
     const vision = spec.vision === true;

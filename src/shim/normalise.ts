@@ -8,6 +8,7 @@
  */
 import { neutraliseBillingHeader } from './rewrite/billing-header.js';
 import { foldSystemMessages } from './rewrite/fold-system-messages.js';
+import { namePerJobValues, type PerJobValue } from './rewrite/per-job-values.js';
 import { clampMaxTokens, type ContextOverflow, type MaxTokensOptions } from './rewrite/max-tokens.js';
 import { rewriteModelId } from './rewrite/model-id.js';
 import { stripFields } from './rewrite/strip-fields.js';
@@ -26,6 +27,8 @@ export interface NormaliseOptions {
   readonly maxTokens?: MaxTokensOptions | undefined;
   /** Top-level fields the backend rejects; none by default. */
   readonly stripFields?: readonly string[] | undefined;
+  /** Values that differ per job (session id, temp folder): named in the environment block, stated after the task. */
+  readonly perJobValues?: readonly PerJobValue[] | undefined;
 }
 
 export interface NormaliseNotes {
@@ -33,6 +36,8 @@ export interface NormaliseNotes {
   /** System messages left in place because their content was not plain text. */
   unfoldedSystemMessages?: number;
   billingHashNeutralised: boolean;
+  /** Per-job values named in the environment block. */
+  perJobValuesNamed?: number;
   modelRewrittenFrom?: string;
   maxTokensLoweredFrom?: number;
   strippedFields?: string[];
@@ -56,7 +61,7 @@ export interface NormaliseResult {
 
 /**
  * Applies, in order: model id, billing-header hash, system-message fold,
-  * a tool turn's text into its tool result, tool call ids, field
+  * per-job values named, a tool turn's text into its tool result, tool call ids, field
   * stripping, tool_reference/search_result as text, max_tokens clamp. Never throws; a body that is not a JSON
  * object comes back untouched.
  */
@@ -64,7 +69,8 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
   const model = rewriteModelId(body, options.servedModel);
   const billing = neutraliseBillingHeader(model.body);
   const fold = foldSystemMessages(billing.body);
-  const turnText = toolTurnText(fold.body);
+  const perJob = namePerJobValues(fold.body, options.perJobValues ?? []);
+  const turnText = toolTurnText(perJob.body);
   const ids = strictToolCallIds(turnText.body);
   const strip = stripFields(ids.body, options.stripFields ?? []);
   const references = referenceBlocksAsText(strip.body);
@@ -75,6 +81,7 @@ export function normaliseRequest(body: unknown, options: NormaliseOptions): Norm
     billingHashNeutralised: billing.changed,
   };
   if (fold.unfoldable > 0) notes.unfoldedSystemMessages = fold.unfoldable;
+  if (perJob.named > 0) notes.perJobValuesNamed = perJob.named;
   if (model.rewrittenFrom !== undefined) notes.modelRewrittenFrom = model.rewrittenFrom;
   if (clamp?.loweredFrom !== undefined) notes.maxTokensLoweredFrom = clamp.loweredFrom;
   if (strip.stripped.length > 0) notes.strippedFields = [...strip.stripped];

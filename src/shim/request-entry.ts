@@ -14,6 +14,7 @@ export function describeRewrites(notes: NormaliseNotes | undefined): string[] {
   if (notes === undefined) return [];
   const out: string[] = [];
   if (notes.foldedSystemMessages > 0) out.push(`folded ${notes.foldedSystemMessages} system message(s) in place`);
+  if (notes.perJobValuesNamed !== undefined) out.push(`named ${notes.perJobValuesNamed} per-job value(s) in the environment block`);
   if (notes.billingHashNeutralised) out.push('neutralised billing-header cch');
   if (notes.modelRewrittenFrom !== undefined) out.push(`model ${notes.modelRewrittenFrom} → served id`);
   if (notes.maxTokensLoweredFrom !== undefined) out.push(`max_tokens lowered from ${notes.maxTokensLoweredFrom}`);

@@ -4,6 +4,7 @@
  */
 import type { Endpoint } from '../config/schema.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
+import type { PerJobValue } from './rewrite/per-job-values.js';
 import type { RequestProgress } from './request-progress.js';
 
 export interface RouteSpec {
@@ -16,6 +17,11 @@ export interface RouteSpec {
   /** The model sees images (probed, or models.yaml `vision`); otherwise the shim turns each image into a note. */
   readonly vision?: boolean | undefined;
   readonly log: RequestLog;
+  /**
+   * The job's own values Claude Code writes into its environment block (temp folder, settings folder), read at
+   * each request: the job makes them after the route opens. The session id the shim takes from the request.
+   */
+  readonly perJobValues?: () => readonly PerJobValue[];
   /** Called after every request with what was logged, for live counters in the record. */
   readonly onRequest?: (entry: RequestLogEntry) => void;
   /** Called when a /v1/messages request opens, with its live progress (read it while it runs). */

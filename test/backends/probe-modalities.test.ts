@@ -35,6 +35,19 @@ async function oldLlamaServer(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** An Ollama with one model, gemma:2b, whose /api/show answers `show()` (404 when undefined). */
+async function fakeOllama(show: () => unknown): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    const body = req.url === '/api/tags' ? { models: [{ name: 'gemma:2b', model: 'gemma:2b' }] } : req.url === '/api/ps' ? { models: [] } : req.url === '/api/show' && req.method === 'POST' ? show() : undefined;
+    req.resume();
+    res.writeHead(body === undefined ? 404 : 200, { 'content-type': body === undefined ? 'text/plain' : 'application/json' });
+    res.end(body === undefined ? '404 page not found' : JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 describe('input modalities', () => {
   it('llama.cpp: /props modalities.vision, false without an mmproj and true with one', async () => {
     for (const llamaBuild of ['b9553', 'aug2026', 'sep2026'] as const) {
@@ -50,13 +63,30 @@ describe('input modalities', () => {
     expect(p.models.map((m) => [m.id, m.vision])).toEqual([['a', true], ['b', true]]);
   });
 
-  it('unknown where the server does not say: an older llama-server, vLLM, Ollama', async () => {
+  it("Ollama: /api/show capabilities, vision when the model lists it, a warning when it lists no tools", async () => {
+    const text = await probeOf({ base_url: await sim({ flavor: 'ollama' }), backend: 'ollama' });
+    expect(text.models[0]?.vision).toBe(false);
+    expect(text.models[0]?.warnings.join('\n')).not.toContain('does not support tools');
+    const vision = await probeOf({ base_url: await sim({ flavor: 'ollama', vision: true }), backend: 'ollama' });
+    expect(vision.models[0]?.vision).toBe(true);
+  });
+
+  it('Ollama before capabilities (no field) or without /api/show: unknown; a model without tools: a warning', async () => {
+    const old = await probeOf({ base_url: await fakeOllama(() => ({ license: '', details: {} })), backend: 'ollama' });
+    expect(old.state).toBe('up');
+    expect(old.models[0]?.vision).toBeUndefined();
+    const gone = await probeOf({ base_url: await fakeOllama(() => undefined), backend: 'ollama' });
+    expect(gone.models[0]?.vision).toBeUndefined();
+    const noTools = await probeOf({ base_url: await fakeOllama(() => ({ capabilities: ['completion', 'vision'] })), backend: 'ollama' });
+    expect(noTools.models[0]?.vision).toBe(true);
+    expect(noTools.models[0]?.warnings).toContain('gemma:2b: Ollama says this model does not support tools, which every Claude Code session needs; pick a model whose /api/show capabilities list "tools"');
+  });
+
+  it('unknown where the server does not say: an older llama-server, vLLM', async () => {
     const old = await probeOf({ base_url: await oldLlamaServer(), backend: 'llama.cpp' });
     expect(old.state).toBe('up');
     expect(old.models[0]?.vision).toBeUndefined();
     const vllm = await probeOf({ base_url: await sim({ flavor: 'vllm' }), backend: 'vllm' });
     expect(vllm.models[0]?.vision).toBeUndefined();
-    const ollama = await probeOf({ base_url: await sim({ flavor: 'ollama' }), backend: 'ollama' });
-    expect(ollama.models[0]?.vision).toBeUndefined();
   });
 });

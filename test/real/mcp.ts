@@ -14,6 +14,7 @@ export interface RequestLine {
   usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; stop_reason?: string; error?: { type: string; message: string } };
   folded_system_messages?: number;
   original_error?: string;
+  rewrites?: string[];
   error?: string;
 }
 
@@ -48,9 +49,8 @@ export interface EndpointSpec {
 }
 
 /**
- * `unsandboxed`: models.yaml turns the sandbox off. Claude Code's sandbox section in the system prompt names this
- * session's own folders (its session id among them), which moves the prompt a few thousand tokens and changes it
- * from one job to the next; the tests that measure the server's window and cache, not the sandbox, use it.
+ * `unsandboxed`: models.yaml turns the sandbox off. Claude Code's sandbox section makes the first request a few
+ * thousand tokens longer; the test that needs Claude Code to send a prompt just over a small window uses it.
  */
 export async function startLocalagents(endpoints: Record<string, EndpointSpec>, env: Record<string, string> = {}, options: { readonly unsandboxed?: boolean } = {}): Promise<Localagents> {
   const dirs = makeDirs();

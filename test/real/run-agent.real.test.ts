@@ -17,7 +17,7 @@ describe('run_agent on a real llama-server (2 slots)', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ model: 'eos', parallel: 2, slotContext: SLOT_CONTEXT });
-    la = await startLocalagents({ gpu: { url: server.url } }, {}, { unsandboxed: true });
+    la = await startLocalagents({ gpu: { url: server.url } });
   });
 
   afterAll(async () => {
@@ -70,12 +70,27 @@ describe('run_agent on a real llama-server (2 slots)', () => {
     expect(share).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('a second worktree job of the repository (the first one left nothing, so its path is reused) takes ≥ 95% from the cache', async () => {
+  it('sandboxed, the second job with the same task takes > 99% of its first request from the cache (the per-job values are named)', async () => {
+    const first = await la.finish((await la.start({ task: 'Say done.' })).id);
+    const second = await la.finish((await la.start({ task: 'Say done.' })).id);
+    expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
+    expect(la.record(second.id).sandbox).toMatchObject({ enabled: true });
+    const line = la.requests(second.id).find((r) => r.path === '/v1/messages');
+    expect(line?.rewrites).toContain('named 3 per-job value(s) in the environment block');
+    expect(cacheShare(line)).toBeGreaterThan(0.99);
+  });
+
+  // Sandboxed, the first worktree job of a fresh repository leaves files in its .git: git's packed-refs (written when
+  // the job's empty branch is deleted) and the empty mount points of Claude Code's sandbox (config.worktree, remotes,
+  // …). The sandbox lists of the next job name one more path, before its task: 80% from the cache, once (measured;
+  // open in issue 25: denying packed-refs before it exists breaks git's reads of it). From then on the lists hold.
+  it('worktree jobs after the first of the repository (the path is reused) take ≥ 95% from the cache', async () => {
     const first = await la.finish((await la.start({ task: 'List the files in pkg.', isolation: 'worktree' })).id);
     const second = await la.finish((await la.start({ task: 'Count the lines of README.md.', isolation: 'worktree' })).id);
-    expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
-    expect(la.record(second.id).work_dir).toBe(la.record(first.id).work_dir);
-    expect(cacheShare(la.requests(second.id).find((r) => r.path === '/v1/messages'))).toBeGreaterThanOrEqual(0.95);
+    const third = await la.finish((await la.start({ task: 'Say which files are in the repository root.', isolation: 'worktree' })).id);
+    expect([first.status, second.status, third.status]).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(la.record(third.id).work_dir).toBe(la.record(first.id).work_dir);
+    expect(cacheShare(la.requests(third.id).find((r) => r.path === '/v1/messages'))).toBeGreaterThanOrEqual(0.95);
   });
 
   it('with 2 slots, a third job queues until a slot frees, and all three succeed', async () => {

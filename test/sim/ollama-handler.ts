@@ -1,7 +1,8 @@
 /**
  * Ollama HTTP surface (routes as server/routes.go registers them): GET/HEAD /
  * ("Ollama is running"), /api/version, /api/tags (installed models), /api/ps
- * (loaded models with the context length each was loaded with), and POST
+ * (loaded models with the context length each was loaded with), POST /api/show
+ * (a model's capabilities: vision with the `vision` option), and POST
  * /v1/messages. Anything else, /v1/messages/count_tokens included, is gin's
  * plain-text 404. Ollama has no API key: one sent is ignored.
  */
@@ -35,11 +36,22 @@ export class OllamaHandler {
         return sendJson(ex.res, 200, { models: [{ name: this.state.opts.modelId, model: this.state.opts.modelId, modified_at: MODIFIED_AT, size: 17_338_062_848, digest: DIGEST, details: this.details() }] });
       case 'GET /api/ps':
         return sendJson(ex.res, 200, { models: this.state.ollamaLoaded ? [this.loaded()] : [] });
+      case 'POST /api/show':
+        return this.show(ex);
       case 'POST /v1/messages':
         return handleOllamaMessages(this.engine, ex);
       default:
         return sendText(ex.res, 404, '404 page not found', { 'Content-Type': 'text/plain' });
     }
+  }
+
+  /** server/routes.go ShowHandler: `model` (or the older `name`); capabilities from the model's template and projector. */
+  private show(ex: Exchange): void {
+    const body = (ex.rec.json ?? {}) as { model?: unknown; name?: unknown };
+    const name = typeof body.model === 'string' && body.model !== '' ? body.model : body.name;
+    if (name !== this.state.opts.modelId) return sendJson(ex.res, 404, { error: `model '${String(name)}' not found` });
+    const capabilities = ['completion', 'tools', 'thinking', ...(this.state.opts.vision ? ['vision'] : [])];
+    return sendJson(ex.res, 200, { license: '', modelfile: '', parameters: '', template: '{{ .Prompt }}', details: this.details(), model_info: { 'general.architecture': 'qwen3' }, capabilities, modified_at: MODIFIED_AT });
   }
 
   private details(): Record<string, unknown> {

@@ -28,6 +28,8 @@ export interface JobSandbox {
   readonly problem: string | undefined;
   /** What goes into the pinned flag settings (nothing when the sandbox is off). */
   readonly settings: PreparedSandbox['settings'] | Record<string, never>;
+  /** The session's private temp folder (CLAUDE_CODE_TMPDIR); undefined when the sandbox is off. */
+  readonly tempDir: string | undefined;
   /** Transcript lines for the refusals in one message; counts them for the record. */
   watch(message: SDKMessage): string[];
   record(): SandboxRecord;
@@ -40,6 +42,7 @@ export async function openJobSandbox(input: JobSandboxInput): Promise<JobSandbox
   const off: JobSandbox = {
     problem: undefined,
     settings: {},
+    tempDir: undefined,
     watch: () => [],
     record: () => sandboxRecord(policy),
     dispose: () => Promise.resolve(),
@@ -62,6 +65,7 @@ export async function openJobSandbox(input: JobSandboxInput): Promise<JobSandbox
   return {
     problem: undefined,
     settings: prepared.settings,
+    tempDir: prepared.tempDir,
     watch: (message) => watchRefusals(tally, message),
     record: () => sandboxRecord(policy, tally),
     dispose: () => prepared.dispose(),
