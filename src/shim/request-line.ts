@@ -3,25 +3,49 @@
  * fields a report needs, checked, from a line that may be cut short by a crash
  * or edited by hand. Pure.
  */
-import { z } from 'zod';
+import { checkShape, type Shape } from '../json-shape.js';
 
-// Loose: the shim adds fields over time, and an older file lacks some.
-const lineSchema = z.looseObject({
-  t: z.string(),
-  path: z.string(),
-  method: z.string().optional(),
-  status: z.number(),
-  ttfb_ms: z.number().nullish(),
-  total_ms: z.number(),
-  usage: z
-    .looseObject({
-      input_tokens: z.number().nullish(),
-      output_tokens: z.number().nullish(),
-      cache_read_input_tokens: z.number().nullish(),
-      cache_creation_input_tokens: z.number().nullish(),
-    })
-    .nullish(),
-});
+interface Line {
+  readonly t: string;
+  readonly path: string;
+  readonly method?: string;
+  readonly status: number;
+  readonly ttfb_ms?: number | null;
+  readonly total_ms: number;
+  readonly usage?: {
+    readonly input_tokens?: number | null;
+    readonly output_tokens?: number | null;
+    readonly cache_read_input_tokens?: number | null;
+    readonly cache_creation_input_tokens?: number | null;
+  } | null;
+}
+
+const nullableNumber: Shape = { anyOf: [{ type: 'number' }, { type: 'null' }] };
+// Loose: the shim adds fields over time, and an older file lacks some. Checked without zod (src/json-shape.ts):
+// `localagents usage` reads every line of a year of jobs.
+const lineShape: Shape = {
+  type: 'object',
+  properties: {
+    t: { type: 'string' },
+    path: { type: 'string' },
+    method: { type: 'string' },
+    status: { type: 'number' },
+    ttfb_ms: nullableNumber,
+    total_ms: { type: 'number' },
+    usage: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { input_tokens: nullableNumber, output_tokens: nullableNumber, cache_read_input_tokens: nullableNumber, cache_creation_input_tokens: nullableNumber },
+          additionalProperties: true,
+        },
+        { type: 'null' },
+      ],
+    },
+  },
+  required: ['t', 'path', 'status', 'total_ms'],
+  additionalProperties: true,
+};
 
 /** A generation request (POST /v1/messages) as requests.jsonl recorded it. */
 export interface LoggedGeneration {
@@ -50,9 +74,9 @@ export function readRequestLine(line: string): RequestLine {
   } catch {
     return { kind: 'unreadable' };
   }
-  const parsed = lineSchema.safeParse(json);
-  if (!parsed.success) return { kind: 'unreadable' };
-  const e = parsed.data;
+  const parsed = checkShape<Line>(json, lineShape);
+  if (!parsed.ok) return { kind: 'unreadable' };
+  const e = parsed.value;
   if (e.path !== '/v1/messages' || (e.method !== undefined && e.method !== 'POST')) return { kind: 'other' };
   return {
     kind: 'generation',
