@@ -51,12 +51,13 @@ export function worktreeLines(record: JobRecord): string[] {
   return lines;
 }
 
-/** What `run` prints when the job ends, and the head of `show`. */
-export function jobReport(record: JobRecord): string {
+/** What `run` prints when the job ends, and the head of `show` (with the usage summary's line under the tokens). */
+export function jobReport(record: JobRecord, usageLine?: string): string {
   const finished = FINISHED.has(record.status);
   const lines = [`job ${record.id}: ${record.status} ${finished ? 'after' : 'for'} ${formatDuration(elapsedSeconds(record))} — ${modelLabel(record)}`];
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(tokensLine(record));
+  if (usageLine !== undefined) lines.push(usageLine);
   if (record.last_activity && !finished) lines.push(`last activity: ${record.last_activity.what}`);
   if (record.result) lines.push(`result: ${record.result}`);
   if (record.error) lines.push(`error: ${record.error}`);
@@ -68,7 +69,7 @@ export function jobReport(record: JobRecord): string {
 }
 
 /** `localagents show`: the report plus where everything is. */
-export function jobDetails(record: JobRecord, paths: JobPaths): string {
+export function jobDetails(record: JobRecord, paths: JobPaths, usageLine?: string): string {
   const rows: Array<[string, string | number | undefined]> = [
     ['task', record.task_preview.replace(/\s+/g, ' ')],
     ['cwd', record.cwd],
@@ -94,7 +95,7 @@ export function jobDetails(record: JobRecord, paths: JobPaths): string {
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const table = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${k.padEnd(width)}  ${String(v)}`);
-  return `${jobReport(record)}\n\n${table.join('\n')}`;
+  return `${jobReport(record, usageLine)}\n\n${table.join('\n')}`;
 }
 
 function clip(text: string, width: number): string {

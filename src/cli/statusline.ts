@@ -4,8 +4,7 @@
  * prints one line and exits 0, whatever happens; never a stack trace, nothing at
  * all when there is nothing to say.
  */
-import { createConfigLoader } from '../config/cached-loader.js';
-import type { Defaults } from '../config/schema.js';
+import { loadPriceSettings, NO_PRICE_SETTINGS } from '../config/price-settings.js';
 import { errorMessage } from '../errors.js';
 import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
 import { statusFacts } from '../usage/status-facts.js';
@@ -51,13 +50,11 @@ export function projectDirOf(input: string): string | undefined {
   return undefined;
 }
 
-const NO_PRICES: Pick<Defaults, 'prices' | 'compare_with'> = { prices: {}, compare_with: undefined };
-
 export async function statusLine(ctx: AppContext, configPath: string | undefined, now: Date = new Date()): Promise<string> {
   const projectDir = projectDirOf(await readInput());
   // A broken models.yaml is doctor's to report; the line falls back to the default comparison.
-  const defaults = await createConfigLoader({ configPath, cwd: projectDir ?? ctx.cwd, env: ctx.env })().then((c) => c.defaults, () => NO_PRICES);
   const stateDir = stateDirFrom(ctx.env);
+  const defaults = await loadPriceSettings({ configPath, cwd: projectDir ?? ctx.cwd, env: ctx.env }, stateDir).catch(() => NO_PRICE_SETTINGS);
   try {
     return statusLineText(await statusFacts(stateDir, createJobStore(stateDir), projectDir, defaults, now));
   } catch (err) {

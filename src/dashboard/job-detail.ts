@@ -6,6 +6,7 @@
 import { git } from '../jobs/git.js';
 import { FINISHED, type JobRecord } from '../jobs/job-record.js';
 import type { JobManager } from '../jobs/job-manager.js';
+import { jobUsageJson, type JobUsageSummary } from '../usage/job-summary.js';
 import { jobRow, type JobRow } from './job-row.js';
 
 export const TAIL_LINES = 80;
@@ -18,6 +19,8 @@ export interface Diffstat {
 
 export interface JobDetail {
   readonly row: JobRow;
+  /** jobUsageJson: the same line and figures as `localagents show` and job_status. */
+  readonly usage: Record<string, unknown>;
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
@@ -34,13 +37,14 @@ async function liveDiffstat(workDir: string): Promise<Diffstat | undefined> {
   return { text: lines.join('\n'), live: true };
 }
 
-export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: string): Promise<JobDetail> {
+export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: string, usageOf: (record: JobRecord) => Promise<JobUsageSummary>): Promise<JobDetail> {
   const record = await jobs.get(id);
+  const usage = jobUsageJson(await usageOf(record));
   const tail = await jobs.tail(id, TAIL_LINES);
   let diffstat: Diffstat | undefined;
   if (record.worktree) diffstat = { text: record.worktree.diffstat, live: false };
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobRow(record), record, tail, diffstat };
+  return { row: jobRow(record), usage, record, tail, diffstat };
 }

@@ -19,6 +19,8 @@ import { readRequestSeries, withOpenRequests } from './request-series.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
 import { usageView } from './usage-view.js';
+import { priceSettingsOf } from '../config/price-settings.js';
+import { jobUsageSummary } from '../usage/job-summary.js';
 import { createFrontDoor } from '../net/front-door.js';
 import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken } from '../net/request-url.js';
 import { newToken } from '../net/token.js';
@@ -93,7 +95,10 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
     if (target.path === '/api/usage') return sendJson(res, 200, await usageView(app));
     if (first === 'api' && second === 'jobs' && third !== undefined && (fourth === undefined || fourth === 'requests') && rest.length === 0) {
       const id = checkJobId(third, 'the job id in the URL');
-      if (fourth === undefined) return sendJson(res, 200, await jobDetail(app.jobs, id));
+      if (fourth === undefined) {
+        const prices = await priceSettingsOf(() => app.loadConfig());
+        return sendJson(res, 200, await jobDetail(app.jobs, id, (record) => jobUsageSummary(record, app.store.paths(record.id), prices)));
+      }
       const record = await app.jobs.get(id);
       const series = await readRequestSeries(app.store.paths(id).requests);
       return sendJson(res, 200, { ...series, points: withOpenRequests(series.points, record.in_flight ?? []), context: record.model.context ?? null });

@@ -23,12 +23,13 @@ export function jobView(record: JobRecord): Record<string, unknown> {
   return { ...record, ...(error === undefined ? {} : { error }), elapsed_s: elapsedSeconds(record) };
 }
 
-/** One readable paragraph: the job log's human reader and the calling Claude both start here. */
-export function jobSummary(record: JobRecord): string {
+/** One readable paragraph: the job log's human reader and the calling Claude both start here (job_status adds the usage summary's line). */
+export function jobSummary(record: JobRecord, usageLine?: string): string {
   const lines = [`job ${record.id}: ${record.status} after ${elapsedSeconds(record)} s — ${record.model.served ?? record.model.requested ?? 'model pending'}${record.model.endpoint ? ` on ${record.model.endpoint}` : ''}`];
   if (record.model.endpoint_reason) lines.push(`endpoint: ${record.model.endpoint_reason}`);
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
+  if (usageLine !== undefined) lines.push(usageLine);
   if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
   for (const request of record.in_flight ?? []) lines.push(inFlightLine(request));
   const lastError = record.backend_errors?.[record.backend_errors.length - 1];

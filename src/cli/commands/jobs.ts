@@ -6,7 +6,9 @@
 import type { Command } from 'commander';
 import { createJobStore, stateDirFrom } from '../../jobs/job-store.js';
 import { liveJobs } from '../../jobs/live-jobs.js';
-import type { CliContext } from '../context.js';
+import { loadPriceSettings, NO_PRICE_SETTINGS } from '../../config/price-settings.js';
+import { jobUsageJson, jobUsageSummary } from '../../usage/job-summary.js';
+import type { CliContext, GlobalOptions } from '../context.js';
 import { jobDetails, jobJson, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson, printNote, processTerminal } from '../output.js';
@@ -40,9 +42,12 @@ export function registerJobs(program: Command, ctx: CliContext): void {
     .option('--json', 'print the job record as JSON')
     .addHelpText('after', '\nExamples:\n  localagents show 20261129-111500-7gk2mq4xrz9d\n  localagents show 20261129-111500-7gk2mq4xrz9d --json | jq .worktree')
     .action(async (id: string, opts: { json?: boolean }) => {
-      const jobs = createJobStore(stateDirFrom(ctx.env));
+      const stateDir = stateDirFrom(ctx.env);
+      const jobs = createJobStore(stateDir);
       const record = await loadJob(jobs, id);
-      if (opts.json) printJson(jobJson(record));
-      else print(jobDetails(record, jobs.paths(record.id)));
+      const prices = await loadPriceSettings({ configPath: program.opts<GlobalOptions>().config, cwd: ctx.cwd, env: ctx.env }, stateDir).catch(() => NO_PRICE_SETTINGS);
+      const usage = await jobUsageSummary(record, jobs.paths(record.id), prices);
+      if (opts.json) printJson({ ...jobJson(record), usage_summary: jobUsageJson(usage) });
+      else print(jobDetails(record, jobs.paths(record.id), usage.text));
     });
 }
