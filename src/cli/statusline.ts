@@ -8,6 +8,7 @@ import { loadPriceSettings, NO_PRICE_SETTINGS } from '../config/price-settings.j
 import { errorMessage } from '../errors.js';
 import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
 import { statusFacts } from '../usage/status-facts.js';
+import { print } from './output.js';
 import { statusLineText } from './status-line-text.js';
 import type { AppContext } from './with-app.js';
 
@@ -61,4 +62,10 @@ export async function statusLine(ctx: AppContext, configPath: string | undefined
     const code = (err as { cause?: NodeJS.ErrnoException }).cause?.code;
     return `localagents: cannot read the state directory ${stateDir}${code === undefined ? `: ${errorMessage(err).slice(0, 120)}` : ` (${code})`}`;
   }
+}
+
+/** The whole command: one line or nothing on stdout, exit 0, whatever went wrong. */
+export async function printStatusLine(ctx: AppContext, configPath: string | undefined): Promise<void> {
+  const line = await statusLine(ctx, configPath).catch(() => 'localagents: status unavailable');
+  if (line !== '') print(line);
 }

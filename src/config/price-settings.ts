@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { writePrivateFile } from '../coord/private-files.js';
+import { privateDir, writePrivateFile } from '../coord/private-files.js';
 import { checkShape, type Shape } from '../json-shape.js';
 import { fileSignature } from './file-signature.js';
 import type { LoadConfigOptions } from './load.js';
@@ -78,6 +78,8 @@ export async function loadPriceSettings(opts: LoadConfigOptions, stateDir: strin
   const { defaults } = await loadConfig(opts);
   const settings: Cached = { signature, prices: defaults.prices, ...(defaults.compare_with === undefined ? {} : { compare_with: defaults.compare_with }) };
   // Only a cache: a state directory that cannot take it costs the next run a full load, nothing else.
-  await writePrivateFile(file, `${JSON.stringify(settings)}\n`).catch(() => undefined);
+  await privateDir(stateDir)
+    .then(() => writePrivateFile(file, `${JSON.stringify(settings)}\n`))
+    .catch(() => undefined);
   return { prices: defaults.prices, compare_with: defaults.compare_with };
 }
