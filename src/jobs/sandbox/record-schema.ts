@@ -1,4 +1,4 @@
-/** The zod schema of a job record's `sandbox` part (see record.ts and ../job-record-schema.ts). */
+/** The zod schema of a job record's `sandbox` part (see record.ts beside it, and src/jobs/job-record-schema.ts). */
 import { z } from 'zod';
 
 export const sandboxRecordSchema = z.object({
