@@ -26,11 +26,14 @@ export interface Shape {
 
 export type ShapeCheck<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly problem: string };
 
-class Mismatch {
+/** Thrown from deep in the walk to its top, where it becomes the `problem`. */
+class Mismatch extends Error {
   constructor(
     readonly path: readonly (string | number)[],
-    readonly message: string,
-  ) {}
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);

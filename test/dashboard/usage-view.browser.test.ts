@@ -30,7 +30,7 @@ describe('dashboard usage view in Chromium', () => {
   let dash: DashboardHandle;
   let browser: Browser;
   let page: Page;
-  let ids: string[] = [];
+  const ids: string[] = [];
   const cliEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.root, LOCALAGENTS_STATE_DIR: join(t.root, 'state') });
 
   beforeAll(async () => {
