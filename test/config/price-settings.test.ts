@@ -1,6 +1,6 @@
 // The price settings cache (src/config/price-settings.ts): used only while models.yaml and models.local.yaml are
 // byte-for-byte the files it was made from, replaced on every edit, and never trusted when damaged.
-import { mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,12 +13,15 @@ describe('loadPriceSettings', () => {
   const dir = mkdtempSync(join(tmpdir(), 'la-prices-'));
   const file = join(dir, 'models.yaml');
   const state = join(dir, 'state');
-  const cache = join(state, 'price-settings.json');
+  let cache = '';
   const load = (): ReturnType<typeof loadPriceSettings> => loadPriceSettings({ configPath: file, cwd: dir, env: {}, homeDir: dir }, state);
 
   it('loads models.yaml once, keeps the settings owner-only in the state dir, and answers from there while the file is unchanged', async () => {
     writeFileSync(file, table(3));
     expect(await load()).toEqual({ compare_with: 'my-model', prices: { 'my-model': { input: 3, cache_write: 3.75, cache_read: 0.3, output: 15 } } });
+    const files = readdirSync(join(state, 'price-settings'));
+    expect(files).toHaveLength(1);
+    cache = join(state, 'price-settings', files[0]!);
     expect(statSync(cache).mode & 0o777).toBe(0o600);
     // What the next run reads is the cache: a settings file with the same signature but another price shows it.
     const cached = JSON.parse(readFileSync(cache, 'utf8')) as { prices: Record<string, { input: number }> };
@@ -51,5 +54,14 @@ describe('loadPriceSettings', () => {
     writeFileSync(file, `${table(5)}    other: { input: 1 }\n`);
     await expect(load()).rejects.toThrow(/models\.yaml:6/);
     await expect(load()).rejects.toThrow(/models\.yaml:6/);
+  });
+
+  it('another config has its own cache: commands run with different models.yaml files do not evict each other', async () => {
+    const other = join(dir, 'other.yaml');
+    writeFileSync(other, 'endpoints: {}\n');
+    expect(await loadPriceSettings({ configPath: other, cwd: dir, env: {}, homeDir: dir }, state)).toEqual({ prices: {}, compare_with: undefined });
+    expect(readdirSync(join(state, 'price-settings'))).toHaveLength(2);
+    writeFileSync(file, table(7));
+    expect((await load()).prices['my-model']?.input).toBe(7);
   });
 });
