@@ -4,6 +4,7 @@
  */
 import { createProber, type Prober } from './backends/probe.js';
 import { createConfigLoader } from './config/cached-loader.js';
+import { priceSettingsOf } from './config/price-settings.js';
 import type { Config, EndpointConfig, ModelEntry } from './config/schema.js';
 import { upsertSidecarEntry, type ModelInput } from './config/sidecar.js';
 import { checkToolEndpoint } from './config/tool-grants.js';
@@ -23,6 +24,7 @@ import { modelAvailability, type ModelAvailability } from './registry/availabili
 import { buildModelList, type ModelListing } from './registry/model-list.js';
 import { createShimServer, type ShimServer } from './shim/server.js';
 import { jobRequestSeries, type RequestSeries } from './usage/request-series.js';
+import { jobUsageJson, jobUsageSummary } from './usage/job-summary.js';
 
 export interface AppOptions {
   readonly configPath?: string | undefined;
@@ -131,7 +133,10 @@ export function createApp(options: AppOptions): App {
     complete: (request) => localComplete({ loadConfig: load, prober, shim }, request),
     jobPaths: (id) => store.paths(id),
     resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
-    jobDetail: (id) => jobDetail(jobs, id),
+    async jobDetail(id) {
+      const prices = await priceSettingsOf(load);
+      return jobDetail(jobs, id, async (record) => jobUsageJson(await jobUsageSummary(record, store.paths(record.id), prices)));
+    },
     requestSeries: async (id) => jobRequestSeries(await jobs.get(id), store.paths(id).requests),
     merge: (record, cwd) => mergeJob(record, cwd),
     async prune(pruneOptions) {

@@ -4,7 +4,7 @@
  * cwd) and decides exit codes. Everything else takes what it needs as input.
  */
 import { readFileSync } from 'node:fs';
-import { buildProgram, type CliContext } from './cli/program.js';
+import type { CliContext } from './cli/context.js';
 import { printError } from './cli/output.js';
 import { isLocalAgentsError } from './errors.js';
 import { createLogger } from './log.js';
@@ -17,7 +17,15 @@ function packageVersion(): string {
 
 async function main(): Promise<number> {
   const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), stdinIsTty: process.stdin.isTTY === true, exitCode: 0 };
-  const program = await buildProgram(ctx, process.argv.slice(2));
+  const args = process.argv.slice(2);
+  // Claude Code runs exactly this every few hundred milliseconds (its statusLine setting): it skips loading the
+  // command-line parser, which alone costs over half of a bare Node start (BENCHMARKS.md, part 9).
+  if (args.length === 1 && args[0] === 'statusline') {
+    await (await import('./cli/statusline.js')).printStatusLine(ctx, undefined);
+    return 0;
+  }
+  const { buildProgram } = await import('./cli/program.js');
+  const program = await buildProgram(ctx, args);
   try {
     await program.parseAsync(process.argv);
     return ctx.exitCode;

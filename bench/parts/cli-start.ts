@@ -72,7 +72,8 @@ export async function measureCliStart(scale: number): Promise<{ tables: Table[];
       { name: 'jobs', args: cli('jobs'), target: 2.5 },
       { name: 'show JOB', args: cli('show', lastId), target: 2.5 },
       { name: 'usage', args: cli('usage'), target: 2.5 },
-      { name: 'statusline', args: cli('statusline'), input: status, target: 2 },
+      // As Claude Code's statusLine setting runs it (README): no other argument.
+      { name: 'statusline', args: [BIN, 'statusline'], input: status, target: 2 },
     ];
     const rounds = Math.max(3, Math.round(10 * scale));
     const wall = new Map<string, number[]>(variants.map((v) => [v.name, []]));

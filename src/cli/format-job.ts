@@ -40,6 +40,7 @@ function forPerson(id: string): FactRenderer {
       const cached = w.tokens.cached > 0 ? ` (+${formatCount(w.tokens.cached)} cached)` : '';
       return [`turns ${w.turns} · tool calls ${w.toolCalls} · model requests ${w.requests} · tokens in ${formatCount(w.tokens.input)}${cached}, out ${formatCount(w.tokens.output)}`];
     },
+    usage: (line) => [line],
     last_activity: (what) => [`last activity: ${what}`],
     in_flight: (lines) => lines,
     backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
@@ -55,13 +56,13 @@ function forPerson(id: string): FactRenderer {
   };
 }
 
-/** What `run` prints when the job ends, and the head of `show`. */
-export function jobReport(record: JobRecord): string {
-  return renderFacts(jobFacts(record), forPerson(record.id)).join('\n');
+/** What `run` prints when the job ends, and the head of `show` (with the usage summary's line under the tokens). */
+export function jobReport(record: JobRecord, usageLine?: string): string {
+  return renderFacts(jobFacts(record, usageLine), forPerson(record.id)).join('\n');
 }
 
 /** `localagents show`: the report plus where everything is. */
-export function jobDetails(record: JobRecord, paths: JobPaths): string {
+export function jobDetails(record: JobRecord, paths: JobPaths, usageLine?: string): string {
   const rows: Array<[string, string | number | undefined]> = [
     ['task', record.task_preview.replace(/\s+/g, ' ')],
     ['cwd', record.cwd],
@@ -85,7 +86,7 @@ export function jobDetails(record: JobRecord, paths: JobPaths): string {
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   const table = rows.filter(([, v]) => v !== undefined).map(([k, v]) => `${k.padEnd(width)}  ${String(v)}`);
-  return `${jobReport(record)}\n\n${table.join('\n')}`;
+  return `${jobReport(record, usageLine)}\n\n${table.join('\n')}`;
 }
 
 function clip(text: string, width: number): string {

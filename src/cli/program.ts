@@ -118,7 +118,7 @@ Examples:
       const [unknown] = command.args;
       if (unknown !== undefined) {
         const names = [...INLINE_COMMANDS, ...Object.keys(COMMANDS)];
-        const { closestMatch } = await import('../config/describe-schema.js');
+        const { closestMatch } = await import('../config/closest-match.js');
         const guess = closestMatch(unknown, names);
         throw new BadArgumentError('command', `unknown command '${unknown}'${guess ? ` — did you mean ${guess}?` : ''}`, {
           hint: `The commands are ${names.join(', ')}; localagents --help explains them.`,

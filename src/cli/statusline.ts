@@ -4,11 +4,11 @@
  * prints one line and exits 0, whatever happens; never a stack trace, nothing at
  * all when there is nothing to say.
  */
-import { createConfigLoader } from '../config/cached-loader.js';
-import type { Defaults } from '../config/schema.js';
+import { loadPriceSettings, NO_PRICE_SETTINGS } from '../config/price-settings.js';
 import { errorMessage } from '../errors.js';
 import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
 import { statusFacts } from '../usage/status-facts.js';
+import { print } from './output.js';
 import { statusLineText } from './status-line-text.js';
 import type { AppContext } from './with-app.js';
 
@@ -51,17 +51,21 @@ export function projectDirOf(input: string): string | undefined {
   return undefined;
 }
 
-const NO_PRICES: Pick<Defaults, 'prices' | 'compare_with'> = { prices: {}, compare_with: undefined };
-
 export async function statusLine(ctx: AppContext, configPath: string | undefined, now: Date = new Date()): Promise<string> {
   const projectDir = projectDirOf(await readInput());
   // A broken models.yaml is doctor's to report; the line falls back to the default comparison.
-  const defaults = await createConfigLoader({ configPath, cwd: projectDir ?? ctx.cwd, env: ctx.env })().then((c) => c.defaults, () => NO_PRICES);
   const stateDir = stateDirFrom(ctx.env);
+  const defaults = await loadPriceSettings({ configPath, cwd: projectDir ?? ctx.cwd, env: ctx.env }, stateDir).catch(() => NO_PRICE_SETTINGS);
   try {
     return statusLineText(await statusFacts(stateDir, createJobStore(stateDir), projectDir, defaults, now));
   } catch (err) {
     const code = (err as { cause?: NodeJS.ErrnoException }).cause?.code;
     return `localagents: cannot read the state directory ${stateDir}${code === undefined ? `: ${errorMessage(err).slice(0, 120)}` : ` (${code})`}`;
   }
+}
+
+/** The whole command: one line or nothing on stdout, exit 0, whatever went wrong. */
+export async function printStatusLine(ctx: AppContext, configPath: string | undefined): Promise<void> {
+  const line = await statusLine(ctx, configPath).catch(() => 'localagents: status unavailable');
+  if (line !== '') print(line);
 }

@@ -3,7 +3,7 @@
  * models.yaml's price settings, without building the app (no prober, no shim),
  * so a command that only reads records starts fast.
  */
-import { createConfigLoader } from '../config/cached-loader.js';
+import { loadPriceSettings } from '../config/price-settings.js';
 import { BadArgumentError } from '../errors.js';
 import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
 import { usageProblems, usageText } from '../usage/format-usage.js';
@@ -26,7 +26,8 @@ export async function usageReport(ctx: AppContext, configPath: string | undefine
     since: request.since === undefined ? undefined : parseWindowEdge('--since', request.since, now),
     until: request.until === undefined ? undefined : parseWindowEdge('--until', request.until, now),
   };
-  const config = await createConfigLoader({ configPath, cwd: ctx.cwd, env: ctx.env })();
-  const report = await buildUsageReport(createJobStore(stateDirFrom(ctx.env)), config.defaults, request.by, window);
+  const stateDir = stateDirFrom(ctx.env);
+  const prices = await loadPriceSettings({ configPath, cwd: ctx.cwd, env: ctx.env }, stateDir);
+  const report = await buildUsageReport(createJobStore(stateDir), prices, request.by, window);
   return { json: report, text: usageText(report), problems: usageProblems(report) };
 }

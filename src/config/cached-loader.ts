@@ -4,21 +4,11 @@
  * only when models.yaml or models.local.yaml changed (they cost ~1.6 ms, on
  * every list_models and twice per run_agent).
  */
-import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { fileSignature } from './file-signature.js';
 import { loadConfig, type LoadConfigOptions } from './load.js';
 import { locateConfig } from './locate.js';
 import type { Config } from './schema.js';
-
-async function fileSignature(path: string | undefined): Promise<string> {
-  if (path === undefined) return '-';
-  try {
-    const s = await stat(path);
-    return `${path}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
-  } catch {
-    return `${path}:absent`;
-  }
-}
 
 export function createConfigLoader(opts: LoadConfigOptions): () => Promise<Config> {
   let last: { signature: string; config: Config } | undefined;

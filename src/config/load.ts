@@ -6,7 +6,7 @@
  * Never writes anything.
  */
 import { homedir } from 'node:os';
-import { closestMatch } from './describe-schema.js';
+import { closestMatch } from './closest-match.js';
 import { configErrorFromIssues, formatKeyPath, type ConfigIssue, type KeyPath } from './format-issues.js';
 import { locateConfig, type LocateOptions } from './locate.js';
 import { defaultsSchema, type Config, type Endpoint, type EndpointConfig, type ModelEntry, type ModelMenuEntry } from './schema.js';

@@ -7,19 +7,16 @@
  * base input, 5m cache writes, cache hits, output) and the model overview pages
  * (https://platform.claude.com/docs/en/models/sonnet-5-5/overview), read 2026-12-02.
  */
-import { z } from 'zod';
-
 export const PRICES_AS_OF = '2026-12-02';
 export const PRICES_SOURCE = 'https://platform.claude.com/docs/en/about-claude/pricing';
 
-/** USD per million tokens. `cache_write` is the 5-minute write, the one Claude Code uses. */
-export const priceSchema = z.strictObject({
-  input: z.number().min(0).max(10_000),
-  cache_write: z.number().min(0).max(10_000),
-  cache_read: z.number().min(0).max(10_000),
-  output: z.number().min(0).max(10_000),
-});
-export type ModelPrices = z.infer<typeof priceSchema>;
+/** USD per million tokens. `cache_write` is the 5-minute write, the one Claude Code uses. (Checked in models.yaml by schema.ts.) */
+export interface ModelPrices {
+  readonly input: number;
+  readonly cache_write: number;
+  readonly cache_read: number;
+  readonly output: number;
+}
 
 export const PUBLISHED_PRICES: Readonly<Record<string, ModelPrices>> = {
   'claude-sonnet-5-5': { input: 2, cache_write: 2.5, cache_read: 0.2, output: 10 },

@@ -5,7 +5,15 @@
  */
 import { z } from 'zod';
 import { sandboxSchema } from './sandbox-schema.js';
-import { PUBLISHED_PRICES, priceSchema } from './prices.js';
+import { PUBLISHED_PRICES } from './prices.js';
+
+/** A defaults.prices entry: USD per million tokens (see prices.ts). */
+const priceSchema = z.strictObject({
+  input: z.number().min(0).max(10_000),
+  cache_write: z.number().min(0).max(10_000),
+  cache_read: z.number().min(0).max(10_000),
+  output: z.number().min(0).max(10_000),
+});
 
 export const BACKENDS = ['llama.cpp', 'vllm', 'ollama', 'other'] as const;
 export type BackendKind = (typeof BACKENDS)[number];

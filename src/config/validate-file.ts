@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { configFileSchema, type ConfigFile } from './schema.js';
-import { closestMatch, describeExpected, describeValue, objectShape, quote, schemaAt, unwrapSchema } from './describe-schema.js';
+import { closestMatch } from './closest-match.js';
+import { describeExpected, describeValue, objectShape, quote, schemaAt, unwrapSchema } from './describe-schema.js';
 import { formatKeyPath, type ConfigIssue, type KeyPath } from './format-issues.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 

@@ -12,36 +12,58 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { withFileLock } from './file-lock.js';
 import { ownedFileName, removeDeadOwnersFiles } from './owned-files.js';
 import { isAlive, sameProcess, selfIdentity, type ProcessIdentity } from './process-identity.js';
 import { openRegularFile } from './regular-file.js';
 import { pathError } from '../path-errors.js';
+import { checkShape, type Shape } from '../json-shape.js';
 
-const identitySchema = z.object({ pid: z.number().int().positive(), start: z.string().optional() });
-
-const ticketSchema = z.object({
-  job: z.string(),
-  owner: identitySchema,
+export interface Ticket {
+  job: string;
+  owner: ProcessIdentity;
   /** The FIFO this ticket waits in: the requested model (and pinned endpoint, if any). */
-  model: z.string(),
+  model: string;
   /** Board-wide enqueue order. */
-  seq: z.number().int(),
+  seq: number;
   /** Set once placed: the endpoint whose slot this job holds. */
-  endpoint: z.string().optional(),
+  endpoint?: string | undefined;
   /** Endpoints that could serve it, as its owner last resolved; a later job may not take a slot here first. */
-  candidates: z.array(z.string()).optional(),
-});
-export type Ticket = z.infer<typeof ticketSchema>;
+  candidates?: string[] | undefined;
+}
 
-const boardSchema = z.object({
-  seq: z.number().int(),
-  tickets: z.array(ticketSchema),
+interface BoardData {
+  seq: number;
+  tickets: Ticket[];
   /** Claude Code session id → the job running it. */
-  sessions: z.record(z.string(), z.object({ job: z.string(), owner: identitySchema })),
-});
-type BoardData = z.infer<typeof boardSchema>;
+  sessions: Record<string, { job: string; owner: ProcessIdentity }>;
+}
+
+// Checked without zod: the status line reads the board on every refresh (src/json-shape.ts).
+const identityShape: Shape = { type: 'object', properties: { pid: { type: 'integer', exclusiveMinimum: 0 }, start: { type: 'string' } }, required: ['pid'] };
+const boardShape: Shape = {
+  type: 'object',
+  properties: {
+    seq: { type: 'integer' },
+    tickets: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          job: { type: 'string' },
+          owner: identityShape,
+          model: { type: 'string' },
+          seq: { type: 'integer' },
+          endpoint: { type: 'string' },
+          candidates: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['job', 'owner', 'model', 'seq'],
+      },
+    },
+    sessions: { type: 'object', additionalProperties: { type: 'object', properties: { job: { type: 'string' }, owner: identityShape }, required: ['job', 'owner'] } },
+  },
+  required: ['seq', 'tickets', 'sessions'],
+};
 
 /** The board file is ours and small; anything past this is not one we wrote. */
 const MAX_BOARD_BYTES = 4 * 1024 * 1024;
@@ -218,8 +240,8 @@ export function createSlotBoard(stateDir: string, options: SlotBoardOptions = {}
       return empty();
     }
     try {
-      const parsed = boardSchema.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data : empty();
+      const parsed = checkShape<BoardData>(JSON.parse(text), boardShape);
+      return parsed.ok ? parsed.value : empty();
     } catch {
       return empty(); // a board we cannot read is rebuilt by the live processes' next changes
     }

@@ -4,7 +4,7 @@
  * (one formatting for both) and the raw numbers for the charts.
  */
 import type { App } from '../app.js';
-import type { Defaults } from '../config/schema.js';
+import { priceSettingsOf } from '../config/price-settings.js';
 import { USAGE_HEADER, usageCells, usageProblems, usageTotalLines } from '../usage/format-usage.js';
 import { buildUsageReport, type UsageReport } from '../usage/report.js';
 
@@ -17,12 +17,10 @@ export interface UsageView {
   readonly problems: readonly string[];
 }
 
-const NO_PRICES: Pick<Defaults, 'prices' | 'compare_with'> = { prices: {}, compare_with: undefined };
-
 export async function usageView(app: App, now: Date = new Date()): Promise<UsageView> {
   const since = new Date(now.getFullYear(), now.getMonth(), now.getDate() - (USAGE_DAYS - 1));
   // A broken models.yaml is shown by the endpoints view; the estimate falls back to the default comparison.
-  const defaults = await app.loadConfig().then((c) => c.defaults, () => NO_PRICES);
+  const defaults = await priceSettingsOf(() => app.loadConfig());
   const report = await buildUsageReport(app.store, defaults, 'day', { since });
   return { report, table: { header: USAGE_HEADER, rows: report.rows.map(usageCells) }, total: usageTotalLines(report), problems: usageProblems(report) };
 }

@@ -6,7 +6,7 @@
  * several processes never interleave), owner-readable.
  */
 import { appendFile } from 'node:fs/promises';
-import { z } from 'zod';
+import { checkShape, type Shape } from '../json-shape.js';
 
 export interface CallerEntry {
   readonly t: string;
@@ -17,7 +17,11 @@ export interface CallerEntry {
   readonly result_bytes: number;
 }
 
-const entrySchema = z.object({ t: z.string(), tool: z.string(), args_bytes: z.number().nonnegative(), result_bytes: z.number().nonnegative() });
+const entryShape: Shape = {
+  type: 'object',
+  properties: { t: { type: 'string' }, tool: { type: 'string' }, args_bytes: { type: 'number', minimum: 0 }, result_bytes: { type: 'number', minimum: 0 } },
+  required: ['t', 'tool', 'args_bytes', 'result_bytes'],
+};
 
 export async function appendCallerEntry(file: string, entry: CallerEntry): Promise<void> {
   await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
@@ -26,8 +30,8 @@ export async function appendCallerEntry(file: string, entry: CallerEntry): Promi
 /** A line of caller.jsonl, or undefined for one cut short or edited. */
 export function readCallerLine(line: string): CallerEntry | undefined {
   try {
-    const parsed = entrySchema.safeParse(JSON.parse(line));
-    return parsed.success ? parsed.data : undefined;
+    const parsed = checkShape<CallerEntry>(JSON.parse(line), entryShape);
+    return parsed.ok ? parsed.value : undefined;
   } catch {
     return undefined;
   }

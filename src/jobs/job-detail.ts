@@ -18,6 +18,8 @@ export interface Diffstat {
 
 export interface JobDetail {
   readonly row: JobListRow;
+  /** The job's usage summary as job_status and `localagents show --json` carry it (src/usage/job-summary.ts). */
+  readonly usage: Readonly<Record<string, unknown>>;
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
@@ -34,13 +36,14 @@ async function liveDiffstat(workDir: string): Promise<Diffstat | undefined> {
   return { text: lines.join('\n'), live: true };
 }
 
-export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: string): Promise<JobDetail> {
+export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: string, usageOf: (record: JobRecord) => Promise<Readonly<Record<string, unknown>>>): Promise<JobDetail> {
   const record = await jobs.get(id);
+  const usage = await usageOf(record);
   const tail = await jobs.tail(id, TAIL_LINES);
   let diffstat: Diffstat | undefined;
   if (record.worktree) diffstat = { text: record.worktree.diffstat, live: false };
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobListRow(record), record, tail, diffstat };
+  return { row: jobListRow(record), usage, record, tail, diffstat };
 }

@@ -33,6 +33,8 @@ export interface JobFactValues {
     /** Evaluated prompt tokens, cached prompt tokens, generated tokens (the record's usage: filled in when the session ends). */
     readonly tokens: { readonly input: number; readonly cached: number; readonly output: number };
   };
+  /** The usage summary's line (src/usage/job-summary.ts), when the caller read the job's logs for it. */
+  readonly usage: string;
   /** What it did last, while it is not finished. */
   readonly last_activity: string;
   /** One line (plus flag lines) per open backend request. */
@@ -63,6 +65,7 @@ export const FACT_ORDER: readonly FactKey[] = [
   'endpoint_reason',
   'queue',
   'work',
+  'usage',
   'last_activity',
   'in_flight',
   'backend_error',
@@ -82,7 +85,8 @@ export type FactRenderer = { readonly [K in FactKey]: (value: JobFactValues[K]) 
 
 const nonEmpty = <T>(list: readonly T[] | undefined): readonly T[] | undefined => (list !== undefined && list.length > 0 ? list : undefined);
 
-export function jobFacts(record: JobRecord, now: Date = new Date()): JobFacts {
+/** `usageLine`: the job's usage summary line, for views that read its logs (show, job_status, the job page). */
+export function jobFacts(record: JobRecord, usageLine?: string, now: Date = new Date()): JobFacts {
   const finished = FINISHED.has(record.status);
   const inFlight = nonEmpty(record.in_flight);
   const lastError = record.backend_errors?.at(-1);
@@ -90,6 +94,7 @@ export function jobFacts(record: JobRecord, now: Date = new Date()): JobFacts {
   const facts: { -readonly [K in FactKey]?: JobFactValues[K] } = {
     endpoint_reason: record.model.endpoint_reason,
     queue: record.queue && { position: record.queue.position, waitingFor: record.queue.waiting_for },
+    usage: usageLine,
     last_activity: finished ? undefined : record.last_activity?.what,
     in_flight: inFlight?.map((r) => inFlightLine(r, now)),
     backend_error: lastError && { count: record.backend_errors?.length ?? 1, last: lastError, stillRunning: record.status === 'running' },

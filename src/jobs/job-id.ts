@@ -8,8 +8,11 @@ import { BadArgumentError } from '../errors.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
+/** The start of a job id: its UTC creation time to the second (`20261202-093000`), so ids sort by it. */
+export const jobIdStamp = (at: Date): string => at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
 export function newJobId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const stamp = jobIdStamp(now);
   const bytes = randomBytes(12);
   let suffix = '';
   for (const byte of bytes.subarray(0, 12)) suffix += ALPHABET[byte & 31];

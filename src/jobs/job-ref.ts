@@ -4,7 +4,7 @@
  * (`7gk2`). One rule for the CLI's JOB and every MCP tool's job id; the caller
  * adds the hint for its audience.
  */
-import { editDistance } from '../config/describe-schema.js';
+import { editDistance } from '../config/closest-match.js';
 import { BadArgumentError, LocalAgentsError } from '../errors.js';
 
 const FULL_ID = /^\d{8}-\d{6}-[0-9a-z]{12}$/;

@@ -14,7 +14,9 @@ import { privateDir } from '../coord/private-files.js';
 import { isAlive } from '../coord/process-identity.js';
 import { redactDeep } from '../secrets/redact.js';
 import { checkJobId } from './job-id.js';
-import { FINISHED, jobRecordSchema, type JobRecord } from './job-record.js';
+import { checkShape } from '../json-shape.js';
+import { FINISHED, type JobRecord } from './job-record.js';
+import { JOB_RECORD_SHAPE } from './job-record-shape.js';
 
 export interface JobPaths {
   readonly dir: string;
@@ -168,13 +170,9 @@ export function createJobStore(stateDir: string): JobStore {
     } catch (err) {
       throw damagedRecordError(file, errorMessage(err));
     }
-    const parsed = jobRecordSchema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue === undefined || issue.path.length === 0 ? '' : `${issue.path.join('.')}: `;
-      throw damagedRecordError(file, `${where}${issue?.message ?? 'invalid'}`);
-    }
-    return parsed.data;
+    const parsed = checkShape<JobRecord>(json, JOB_RECORD_SHAPE);
+    if (!parsed.ok) throw damagedRecordError(file, parsed.problem);
+    return parsed.value;
   };
 
   const load = async (id: string): Promise<JobRecord> => {

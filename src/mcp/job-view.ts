@@ -32,6 +32,7 @@ const FOR_MODEL: FactRenderer = {
   work: (w) => [
     `turns ${w.turns}, tool calls ${w.toolCalls}, model requests ${w.requests}, tokens in ${formatCount(w.tokens.input)} (+${formatCount(w.tokens.cached)} cached), out ${formatCount(w.tokens.output)}`,
   ],
+  usage: (line) => [line],
   last_activity: (what) => [`last activity: ${what}`],
   in_flight: (lines) => lines,
   backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
@@ -53,9 +54,9 @@ const FOR_MODEL: FactRenderer = {
   resumable: (r) => [`Continue it with run_agent(resume_job="${r.id}", task="…").`],
 };
 
-/** One readable paragraph: the job's facts for the calling Claude, ending with what to do next. */
-export function jobSummary(record: JobRecord): string {
-  const lines = renderFacts(jobFacts(record), FOR_MODEL);
+/** One readable paragraph: the job's facts for the calling Claude, ending with what to do next (job_status adds the usage summary's line). */
+export function jobSummary(record: JobRecord, usageLine?: string): string {
+  const lines = renderFacts(jobFacts(record, usageLine), FOR_MODEL);
   if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
   else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
   return lines.join('\n');

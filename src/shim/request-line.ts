@@ -4,29 +4,58 @@
  * so the line's shape is described once beside its writer. A line may be cut
  * short by a crash or edited by hand; nothing in it is trusted. Pure.
  */
-import { z } from 'zod';
+import { checkShape, type Shape } from '../json-shape.js';
 
-// Loose: the shim adds fields over time, and an older file lacks some.
-const lineSchema = z.looseObject({
-  t: z.string(),
-  path: z.string(),
-  method: z.string().optional(),
-  status: z.number(),
-  ttfb_ms: z.number().nullish(),
-  total_ms: z.number(),
-  messages: z.number().nullish(),
-  usage: z
-    .looseObject({
-      input_tokens: z.number().nullish(),
-      output_tokens: z.number().nullish(),
-      cache_read_input_tokens: z.number().nullish(),
-      cache_creation_input_tokens: z.number().nullish(),
-    })
-    .nullish(),
-  error: z.string().nullish(),
-  original_error: z.string().nullish(),
-  error_source: z.string().nullish(),
-});
+interface Line {
+  readonly t: string;
+  readonly path: string;
+  readonly method?: string;
+  readonly status: number;
+  readonly ttfb_ms?: number | null;
+  readonly total_ms: number;
+  readonly messages?: number | null;
+  readonly usage?: {
+    readonly input_tokens?: number | null;
+    readonly output_tokens?: number | null;
+    readonly cache_read_input_tokens?: number | null;
+    readonly cache_creation_input_tokens?: number | null;
+  } | null;
+  readonly error?: string | null;
+  readonly original_error?: string | null;
+  readonly error_source?: string | null;
+}
+
+const nullableNumber: Shape = { anyOf: [{ type: 'number' }, { type: 'null' }] };
+const nullableString: Shape = { anyOf: [{ type: 'string' }, { type: 'null' }] };
+// Loose: the shim adds fields over time, and an older file lacks some. Checked without zod (src/json-shape.ts):
+// `localagents usage` reads every line of a year of jobs.
+const lineShape: Shape = {
+  type: 'object',
+  properties: {
+    t: { type: 'string' },
+    path: { type: 'string' },
+    method: { type: 'string' },
+    status: { type: 'number' },
+    ttfb_ms: nullableNumber,
+    total_ms: { type: 'number' },
+    messages: nullableNumber,
+    usage: {
+      anyOf: [
+        {
+          type: 'object',
+          properties: { input_tokens: nullableNumber, output_tokens: nullableNumber, cache_read_input_tokens: nullableNumber, cache_creation_input_tokens: nullableNumber },
+          additionalProperties: true,
+        },
+        { type: 'null' },
+      ],
+    },
+    error: nullableString,
+    original_error: nullableString,
+    error_source: nullableString,
+  },
+  required: ['t', 'path', 'status', 'total_ms'],
+  additionalProperties: true,
+};
 
 /** How much of a failed request's error a report shows. */
 const ERROR_CHARS = 300;
@@ -62,9 +91,9 @@ export function readRequestLine(line: string): RequestLine {
   } catch {
     return { kind: 'unreadable' };
   }
-  const parsed = lineSchema.safeParse(json);
-  if (!parsed.success) return { kind: 'unreadable' };
-  const e = parsed.data;
+  const parsed = checkShape<Line>(json, lineShape);
+  if (!parsed.ok) return { kind: 'unreadable' };
+  const e = parsed.value;
   if (e.path !== '/v1/messages' || (e.method !== undefined && e.method !== 'POST')) return { kind: 'other' };
   // An error inside a 200 stream, or a cut stream, is an error too (error_source says so).
   const failed = e.status >= 400 || (e.error_source !== undefined && e.error_source !== null);

@@ -15,13 +15,15 @@ export interface LineVisit {
 
 const CHUNK_BYTES = 64 * 1024;
 
-/** Calls `onLine` for every complete line; a missing file has none. */
+/** Calls `onLine` for every complete line; a missing file (or folder) has none. */
 export async function forEachLine(path: string, maxLineBytes: number, onLine: (line: string) => void): Promise<LineVisit> {
   let handle;
   try {
     handle = await open(path, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { tooLong: 0, halfWritten: false };
+    // ENOTDIR: the job's folder could never be made (a state directory that cannot hold jobs), so it has no log.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { tooLong: 0, halfWritten: false };
     throw err;
   }
   let tooLong = 0;

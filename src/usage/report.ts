@@ -6,6 +6,7 @@
  */
 import type { Defaults } from '../config/schema.js';
 import { isLocalAgentsError } from '../errors.js';
+import { jobIdStamp } from '../jobs/job-id.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
 import { comparison, type Comparison } from './estimate.js';
 import { readJobUsage, type JobUsage } from './job-usage.js';
@@ -40,14 +41,14 @@ export interface UsageReport {
   readonly unreadable: readonly UnreadableLog[];
 }
 
-/** A job id starts with its UTC creation time: ids a day or more outside the window are skipped unread. */
-function idMayBeIn(id: string, window: UsageWindow): boolean {
-  const m = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-/.exec(id);
-  if (m === null) return true;
-  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-  if (window.since !== undefined && at < window.since.getTime() - DAY_MS) return false;
-  if (window.until !== undefined && at > window.until.getTime() + DAY_MS) return false;
-  return true;
+/**
+ * Ids sort by their UTC creation time: those a day or more outside the window are skipped unread,
+ * by comparing strings (the status line runs this over a year of ids every refresh).
+ */
+function idsMaybeIn(ids: readonly string[], window: UsageWindow): string[] {
+  const from = window.since === undefined ? undefined : jobIdStamp(new Date(window.since.getTime() - DAY_MS));
+  const to = window.until === undefined ? undefined : jobIdStamp(new Date(window.until.getTime() + DAY_MS + 1000));
+  return ids.filter((id) => (from === undefined || id >= from) && (to === undefined || id < to));
 }
 
 function inWindow(createdAt: string, window: UsageWindow): boolean {
@@ -61,7 +62,7 @@ export async function forEachJobUsage(
   window: UsageWindow,
   onJob: (job: JobUsage) => void,
 ): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
-  const ids = (await store.ids()).filter((id) => idMayBeIn(id, window));
+  const ids = idsMaybeIn(await store.ids(), window);
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
   for (let start = 0; start < ids.length; start += CHUNK_JOBS) {

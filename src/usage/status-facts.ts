@@ -5,9 +5,9 @@
  * estimated savings. A year of finished jobs costs a readdir: only today's are read.
  */
 import type { Defaults } from '../config/schema.js';
-import { createSlotBoard } from '../coord/slot-board.js';
 import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
 import type { JobStore } from '../jobs/job-store.js';
+import { liveJobs } from '../jobs/live-jobs.js';
 import { comparison } from './estimate.js';
 import { forEachJobUsage } from './report.js';
 import { createUsageTally } from './tally.js';
@@ -24,15 +24,8 @@ const inProject = (record: JobRecord, projectDir: string | undefined): boolean =
   projectDir !== undefined && (record.cwd === projectDir || record.cwd.startsWith(`${projectDir}/`));
 
 export async function statusFacts(stateDir: string, store: JobStore, projectDir: string | undefined, defaults: Pick<Defaults, 'prices' | 'compare_with'>, now: Date): Promise<StatusFacts> {
-  const board = await createSlotBoard(stateDir).read();
-  const records: { record: JobRecord; leased: boolean }[] = [];
-  for (const ticket of board.tickets) {
-    try {
-      records.push({ record: await store.read(ticket.job), leased: ticket.endpoint !== undefined });
-    } catch {
-      // A ticket whose record is being written or was pruned: the next refresh sees it.
-    }
-  }
+  // A damaged record of a live job is `localagents jobs`'s to name; the line counts what it can read.
+  const records = (await liveJobs(stateDir, store)).jobs;
   const count = (leased: boolean): { here: number; elsewhere: number } => {
     const of = records.filter((r) => r.leased === leased);
     const here = of.filter((r) => inProject(r.record, projectDir)).length;

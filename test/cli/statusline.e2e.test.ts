@@ -49,6 +49,8 @@ afterEach(async () => {
 
 const statusline = (dirs: E2EDirs, input: string, env: Record<string, string> = serverEnv(dirs)) =>
   runCli(['--config', dirs.config, 'statusline'], { cwd: dirs.root, env, input, timeoutMs: 30_000 });
+/** Exactly as Claude Code's statusLine setting runs it (README): the path that skips the argument parser. */
+const asClaudeCodeRunsIt = (dirs: E2EDirs, input: string) => runCli(['statusline'], { cwd: dirs.root, env: serverEnv(dirs), input, timeoutMs: 30_000 });
 
 describe('localagents statusline', () => {
   it('prints nothing, exit 0, on an empty state directory', async () => {
@@ -59,6 +61,7 @@ describe('localagents statusline', () => {
     // Not even with no input at all, or input that is not Claude Code's.
     expect(await statusline(dirs, '')).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(await statusline(dirs, 'garbage {')).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await asClaudeCodeRunsIt(dirs, claudeCodeStatusJson(dirs.repo))).toEqual({ code: 0, stdout: '', stderr: '' });
   });
 
   it('an unreadable state directory is one line of text, exit 0, no stack trace', async () => {
@@ -71,6 +74,7 @@ describe('localagents statusline', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe(`localagents: cannot read the state directory ${dirs.state} (ELOOP)\n`);
+    expect(await asClaudeCodeRunsIt(dirs, claudeCodeStatusJson(dirs.repo))).toEqual({ code: 0, stdout: r.stdout, stderr: '' });
   });
 
   it('a job running in another process: this project first, the open request generating, then today\'s estimate once it ended', async () => {
@@ -92,6 +96,7 @@ describe('localagents statusline', () => {
     expect(line).toMatch(/^localagents: 1 running here \(\+1 elsewhere\) · generating at \d+ tok\/s( · today 2 jobs, saved .+ \(est\.\))?\n$/);
     // From the other project's point of view, the counts turn round.
     expect((await statusline(dirs, claudeCodeStatusJson(other))).stdout).toMatch(/^localagents: 1 running here \(\+1 elsewhere\)/);
+    expect((await asClaudeCodeRunsIt(dirs, claudeCodeStatusJson(dirs.repo))).stdout).toMatch(/^localagents: 1 running here \(\+1 elsewhere\) · /);
 
     for (const id of [here, elsewhere]) {
       for (;;) {

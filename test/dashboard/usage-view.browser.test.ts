@@ -2,16 +2,21 @@
  * The dashboard's usage view in a real headless Chromium: jobs over several days
  * (some failed, some with caller bytes), charted per day, and a table whose every
  * cell is the cell `localagents usage` prints for the same state directory.
- * Leaves docs/dashboard-usage.png.
+ * Then one job's usage summary, the same line and figures on its dashboard page, in
+ * `localagents show` and in job_status through the official MCP client, and the
+ * same figures as its `localagents usage --by job` row. Leaves docs/dashboard-usage.png.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
 import type { JobStatus } from '../../src/jobs/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { runCli } from '../cli/cli-process.js';
+import { BIN } from '../e2e/harness.js';
 import { findChromium } from '../helpers/find-chromium.js';
 import { makeTestApp, type TestApp } from './dashboard-app.js';
 import { makeRecord, seedJob, sessionRequests } from './fixtures.js';
@@ -25,6 +30,8 @@ describe('dashboard usage view in Chromium', () => {
   let dash: DashboardHandle;
   let browser: Browser;
   let page: Page;
+  const ids: string[] = [];
+  const cliEnv = (): Record<string, string> => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: t.root, LOCALAGENTS_STATE_DIR: join(t.root, 'state') });
 
   beforeAll(async () => {
     t = makeTestApp('  gpu:\n    base_url: http://127.0.0.1:9\n');
@@ -39,6 +46,7 @@ describe('dashboard usage view in Chromium', () => {
       // What the calling Claude read and wrote about it, as the MCP layer records it.
       appendFileSync(t.app.store.paths(record.id).caller, `${JSON.stringify({ t: record.created_at, tool: 'run_agent', args_bytes: 1800 + i, result_bytes: 2400 })}\n`);
       appendFileSync(t.app.store.paths(record.id).caller, `${JSON.stringify({ t: record.created_at, tool: 'wait_job', args_bytes: 60, result_bytes: 3100 + 10 * i })}\n`);
+      ids.push(record.id);
     }
     dash = await startDashboard(t.app, { log: silentLogger });
     browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS });
@@ -74,4 +82,50 @@ describe('dashboard usage view in Chromium', () => {
     mkdirSync(DOCS, { recursive: true });
     await page.locator('#usage-section').screenshot({ path: join(DOCS, 'dashboard-usage.png') });
   }, 60_000);
+
+  it('shows one job\'s usage summary on its page as `localagents show` and job_status do, with its usage --by job figures', async () => {
+    const [succeeded, failed] = [ids[0]!, ids[2]!];
+    for (const id of [succeeded, failed]) {
+      await page.goto(`${dash.url}#job/${id}`);
+      await page.waitForSelector(`#job-view[data-loaded="${id}"]`);
+      const onPage = await page.textContent('#job-usage');
+
+      const show = await runCli(['--config', join(t.root, 'models.yaml'), 'show', id], { cwd: t.repo, env: cliEnv() });
+      expect(show.code, show.stderr).toBe(0);
+      const shown = show.stdout.split('\n').find((l) => l.startsWith('usage: '));
+      const json = await runCli(['--config', join(t.root, 'models.yaml'), 'show', id, '--json'], { cwd: t.repo, env: cliEnv() });
+      const summary = (JSON.parse(json.stdout) as { usage_summary: { text: string; requests: number; prompt_tokens_evaluated: number; prompt_tokens_from_cache: number; output_tokens: number; gpu_ms: number; estimate: { anthropic_usd: number; caller_usd: number; saved_usd: number } } }).usage_summary;
+
+      const client = new Client({ name: 'usage-summary', version: '1.0.0' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, '--config', join(t.root, 'models.yaml')], cwd: t.repo, env: cliEnv(), stderr: 'pipe' }));
+      try {
+        await client.listTools();
+        const status = (await client.callTool({ name: 'job_status', arguments: { job_id: id } })) as { content: { type: string; text: string }[]; structuredContent: { usage_summary: typeof summary } };
+        const text = status.content.map((c) => c.text).join('\n');
+        expect(text.split('\n')).toContain(summary.text);
+        // The same figures; job_status's own call adds to caller.jsonl after `show` read it, so only the caller side may grow.
+        const { estimate: mcpEstimate, text: _t, ...mcpTokens } = status.structuredContent.usage_summary;
+        const { estimate: cliEstimate, text: _c, ...cliTokens } = summary;
+        expect(mcpTokens).toEqual(cliTokens);
+        expect(mcpEstimate.anthropic_usd).toBe(cliEstimate.anthropic_usd);
+      } finally {
+        await client.close();
+      }
+      expect(shown).toBe(summary.text);
+
+      const usage = await runCli(['--config', join(t.root, 'models.yaml'), 'usage', '--by', 'job', '--json'], { cwd: t.repo, env: cliEnv() });
+      const row = (JSON.parse(usage.stdout) as { rows: { key: string; requests: number; evaluated: number; cached: number; output: number; gpu_ms: number; estimate: { anthropic_usd: number; caller_usd: number } }[] }).rows.find((r) => r.key === id)!;
+      expect([summary.requests, summary.prompt_tokens_evaluated, summary.prompt_tokens_from_cache, summary.output_tokens, summary.gpu_ms]).toEqual([row.requests, row.evaluated, row.cached, row.output, row.gpu_ms]);
+      expect(summary.estimate.anthropic_usd).toBe(row.estimate.anthropic_usd);
+      // The page was read before job_status's call was logged: it matches `show`.
+      expect(onPage).toBe(summary.text);
+      if (id === failed) {
+        expect(summary.estimate.anthropic_usd).toBe(0);
+        expect(summary.text).toContain('a job that did not succeed saves nothing');
+      } else {
+        expect(summary.estimate.saved_usd).toBeCloseTo(summary.estimate.anthropic_usd - summary.estimate.caller_usd, 12);
+        expect(summary.text).toMatch(/saved ~\$/);
+      }
+    }
+  }, 120_000);
 });

@@ -11,11 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { jobReport } from '../../src/cli/format-job.js';
+import { NO_PRICE_SETTINGS } from '../../src/config/price-settings.js';
 import { formatCount, formatDuration } from '../../src/jobs/amounts.js';
 import { FACT_ORDER, jobFacts, type FactKey, type JobFacts } from '../../src/jobs/job-facts.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { jobSummary } from '../../src/mcp/job-view.js';
+import { jobUsageSummary } from '../../src/usage/job-summary.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type ParsedRequest, type Simulator } from '../sim/index.js';
@@ -86,6 +88,8 @@ function evidence(facts: JobFacts, key: FactKey): string[] {
       return [facts.endpoint_reason ?? ''];
     case 'queue':
       return [`position ${facts.queue?.position}`, facts.queue?.waitingFor ?? ''];
+    case 'usage':
+      return [facts.usage ?? ''];
     case 'last_activity':
       return [facts.last_activity ?? ''];
     case 'in_flight':
@@ -115,12 +119,15 @@ function evidence(facts: JobFacts, key: FactKey): string[] {
 }
 
 describe('the facts of a real job, rendered for the calling model and for a person', () => {
-  it.each(['succeeded', 'failed', 'running', 'queued', 'cancelled'])('%s: every fact of the record appears in both renderings', (status) => {
+  it.each(['succeeded', 'failed', 'running', 'queued', 'cancelled'])('%s: every fact of the record appears in both renderings', async (status) => {
     const record = records.get(status);
     expect(record?.status).toBe(status);
-    const facts = jobFacts(record!);
+    // The usage line as job_status and show add it, from the job's own logs.
+    const usage = (await jobUsageSummary(record!, app.store.paths(record!.id), NO_PRICE_SETTINGS)).text;
+    const facts = jobFacts(record!, usage);
     const present = FACT_ORDER.filter((key) => facts[key] !== undefined);
-    const texts = { model: jobSummary(record!), person: jobReport(record!) };
+    expect(present).toContain('usage');
+    const texts = { model: jobSummary(record!, usage), person: jobReport(record!, usage) };
     for (const key of present) {
       for (const [audience, text] of Object.entries(texts)) {
         for (const bit of evidence(facts, key)) expect(text, `${audience} text lacks ${key}: "${bit}"`).toContain(bit);

@@ -48,7 +48,7 @@ interface CancelOutcome {
 }
 
 async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOutcome> {
-  const record = await loadJob(app, id);
+  const record = await loadJob(app.store, id);
   if (FINISHED.has(record.status)) {
     if (record.status === 'interrupted') await app.jobs.cancel(record.id); // ends the Claude Code its dead owner left, if alive
     const note = record.status === 'interrupted'

@@ -57,7 +57,7 @@ export function registerDiff(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  localagents diff 20261129-111500-7gk2mq4xrz9d\n  localagents diff 20261129-111500-7gk2mq4xrz9d --stat\n  localagents diff 20261129-111500-7gk2mq4xrz9d | git apply --check   # would it apply to your tree?')
     .action((id: string, opts: { stat?: boolean; json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
-        const record = await loadJob(app, id);
+        const record = await loadJob(app.store, id);
         if (record.worktree && !record.worktree.kept) {
           printNote(`job ${record.id} changed nothing: its worktree and branch were removed`);
           if (opts.json) printJson({ job_id: record.id, worktree: null, branch: null, base_commit: record.worktree.base_commit, diff: '' });

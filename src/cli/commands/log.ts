@@ -52,7 +52,7 @@ export function registerLog(program: Command, ctx: CliContext): void {
         if (lines !== undefined && (!Number.isInteger(lines) || lines < 1)) {
           throw new BadArgumentError('--lines', `--lines must be a positive whole number, not "${opts.lines ?? ''}"`);
         }
-        const record = await loadJob(app, id);
+        const record = await loadJob(app.store, id);
         if (opts.follow) return followLog(app, record.id, lines);
         const text = await app.jobs.tail(record.id, lines ?? Number.MAX_SAFE_INTEGER);
         print(text || `(job ${record.id} has no transcript yet: ${record.status})`);

@@ -23,7 +23,7 @@ Examples:
   localagents merge 7gk2`)
     .action((id: string, opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
-        const record = await loadJob(app, id);
+        const record = await loadJob(app.store, id);
         const outcome = await app.merge(record, ctx.cwd);
         if (opts.json) return printJson({ job_id: record.id, ...outcome });
         if (!outcome.merged) return print(`${outcome.branch} is already in ${outcome.into}; nothing to merge (${outcome.into} stays at ${outcome.head.slice(0, 12)}).`);

@@ -58,6 +58,7 @@ export function createJobPage({ fetchJson }) {
       ...fact('Elapsed', el('span', { id: 'job-elapsed', 'data-from': FINISHED.has(r.status) ? undefined : r.started_at ?? r.created_at }, fmtDuration(elapsedOf(r)))),
       ...fact('Turns / tool calls', `${r.num_turns} / ${r.tool_calls}`),
       ...fact('Tokens', `${fmtInt(u.input_tokens)} evaluated · ${fmtInt(u.cache_read_input_tokens)} cached · ${fmtInt(u.output_tokens)} generated`),
+      ...fact('Usage (est.)', el('span', { id: 'job-usage' }, detail.usage.text)),
       ...fact('Created', fmtWhen(r.created_at)),
       ...fact('Finished', r.finished_at ? fmtWhen(r.finished_at) : undefined),
       ...fact('Isolation', `${r.isolation} · ${r.work_dir ?? r.cwd}`),

@@ -2,23 +2,11 @@
  * The sandbox a job ran with, as its record (job.json, job_status) shows it:
  * the policy, every escape hatch it had, and what the sandbox refused.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { sandboxRecordSchema } from './record-schema.js';
 import type { SandboxPolicy } from './policy.js';
 import type { SandboxTally } from './refusals.js';
 
-export const sandboxRecordSchema = z.object({
-  enabled: z.boolean(),
-  /** The caller asked for "strict": models.yaml's escape hatches were dropped. */
-  strict: z.boolean(),
-  allow_write: z.array(z.string()),
-  allow_read: z.array(z.string()),
-  allowed_domains: z.array(z.string()),
-  unsandboxed_commands: z.array(z.string()),
-  /** Tool results that show a refusal (a write to a read-only place, a hidden file, a blocked host). */
-  refusals: z.number().optional(),
-  /** Of those, the ones Claude Code reported itself (its `<sandbox_violations>` lines: blocked hosts). */
-  violations: z.number().optional(),
-});
 export type SandboxRecord = z.infer<typeof sandboxRecordSchema>;
 
 export function sandboxRecord(policy: SandboxPolicy, tally?: SandboxTally): SandboxRecord {

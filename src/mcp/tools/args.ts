@@ -10,7 +10,7 @@
  * them and a caller cannot know our caps.
  */
 import { z } from 'zod';
-import { closestMatch } from '../../config/describe-schema.js';
+import { closestMatch } from '../../config/closest-match.js';
 import { shorten } from '../tool-result.js';
 
 /** The refusal of unknown argument names, with a did-you-mean when one is close. */

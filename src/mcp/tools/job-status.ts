@@ -1,6 +1,8 @@
 /** job_status: the record of one job, now. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../../app.js';
+import { priceSettingsOf } from '../../config/price-settings.js';
+import { jobUsageJson, jobUsageSummary } from '../../usage/job-summary.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
@@ -14,14 +16,15 @@ export function registerJobStatus(server: McpServer, app: App): void {
       title: 'Job status',
       description:
         'The job record now: status, elapsed, turns, tool calls, last activity, files touched, usage, result or error, worktree and diffstat, ' +
-        'backend metrics delta. Does not wait; use wait_job to block.',
+        'backend metrics delta, and usage_summary (tokens, GPU time, and an estimate of what the same tokens would cost on an Anthropic model against what delegating cost you). Does not wait; use wait_job to block.',
       inputSchema: toolInput('job_status', { job_id: jobRefField('The job: the id run_agent returned.') }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     (args) => guarded(async () => {
       const record = await app.jobs.get(await resolveJobArg(app, args.job_id));
-      return okResult(jobSummary(record), jobView(record));
+      const usage = await jobUsageSummary(record, app.store.paths(record.id), await priceSettingsOf(() => app.loadConfig()));
+      return okResult(jobSummary(record, usage.text), { ...jobView(record), usage_summary: jobUsageJson(usage) });
     }),
   );
 }
