@@ -3,6 +3,7 @@
  * record alone, so the list never opens a job's logs.
  */
 import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
+import { outageWords } from '../shim/outage-hold.js';
 
 export interface JobRow {
   readonly id: string;
@@ -23,6 +24,8 @@ export interface JobRow {
   readonly prompt_read_tokens: number | undefined;
   readonly queue_position: number | undefined;
   readonly last_activity: string | undefined;
+  /** While the job waits out its server's outage: "gpu is loading its model, 1 min 40 s so far; waiting up to 10 min". */
+  readonly waiting_for_server: string | undefined;
   readonly error: string | undefined;
 }
 
@@ -52,6 +55,7 @@ export function jobRow(record: JobRecord): JobRow {
     prompt_read_tokens: sumOpen(record, (r) => r.prompt_read_tokens),
     queue_position: record.queue?.position,
     last_activity: record.last_activity?.what,
+    waiting_for_server: record.outage_wait === undefined ? undefined : outageWords(record.outage_wait),
     error: record.error?.slice(0, 300),
   };
 }

@@ -7,6 +7,7 @@ import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { inFlightLine } from '../jobs/in-flight-line.js';
 import { describeSandboxRecord } from '../jobs/sandbox/record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
+import { outageWords } from '../shim/outage-hold.js';
 import { explanationText } from '../shim/translate/error-catalogue.js';
 
 /** The record's error with the next step for the calling Claude: the call that resumes it, or what to tell the user. */
@@ -30,7 +31,9 @@ export function jobSummary(record: JobRecord): string {
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
   if (record.last_activity && !FINISHED.has(record.status)) lines.push(`last activity: ${record.last_activity.what}`);
+  if (record.outage_wait) lines.push(`waiting for the model server: ${outageWords(record.outage_wait)}`);
   for (const request of record.in_flight ?? []) lines.push(inFlightLine(request));
+  for (const o of record.outages ?? []) lines.push(`outage of ${o.endpoint} ${o.started_at.slice(11, 19)}–${o.ended_at.slice(11, 19)} (${o.outcome}): it ${o.saw.join(', then ')}`);
   const lastError = record.backend_errors?.[record.backend_errors.length - 1];
   if (lastError !== undefined) {
     const count = record.backend_errors?.length ?? 0;
