@@ -81,7 +81,7 @@ describe.concurrent('the model server changes under running jobs', () => {
     } finally {
       await b.close();
     }
-  });
+  }, 120_000);
 
   it('gone for 90 s under 4 running jobs: all succeed (past Claude Code\'s own retries), job_status says what it waits for', async () => {
     const b = await jobsMidWay(4);
@@ -99,7 +99,7 @@ describe.concurrent('the model server changes under running jobs', () => {
     } finally {
       await b.close();
     }
-  });
+  }, 240_000);
 
   it('gone for longer than defaults.outage_wait_s under 4 running jobs: all fail at the deadline, saying what the probes saw', async () => {
     const b = await jobsMidWay(4, { outageWaitS: 8 });
@@ -118,7 +118,7 @@ describe.concurrent('the model server changes under running jobs', () => {
     } finally {
       await b.close();
     }
-  });
+  }, 120_000);
 
   it('"Loading model" (503) for 2 minutes mid-job: the job waits and succeeds, and says the server is loading', async () => {
     const b = await jobsMidWay(1);
@@ -139,7 +139,7 @@ describe.concurrent('the model server changes under running jobs', () => {
     } finally {
       await b.close();
     }
-  });
+  }, 240_000);
 
   it('another model started on the port mid-job: no request of the job reaches it, and the job fails saying why', async () => {
     const b = await jobsMidWay(1, { outageWaitS: 10 });
@@ -161,5 +161,5 @@ describe.concurrent('the model server changes under running jobs', () => {
       await b.h.close();
       await other?.close();
     }
-  });
+  }, 120_000);
 });
