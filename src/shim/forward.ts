@@ -240,7 +240,6 @@ export async function forwardRequest(
   for (;;) {
     if (outage !== undefined && (outage.active || held !== undefined)) {
       const outcome = await outage.wait(held, clientGone.signal);
-      held = undefined;
       if (outcome.kind === 'gone') {
         res.off('close', onClientGone);
         writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection while the job waited for its model server'], request });
@@ -380,6 +379,7 @@ export async function forwardRequest(
   }
   res.off('close', onClientGone);
   if (cut !== undefined) {
+    if (!clientGone.signal.aborted) outage?.doubt();
     // Measured with Claude Code 2.1.332: an `event: error` here makes it resend at once as a
     // non-streaming request (no backoff, no progress for a long answer); a dropped connection gets
     // its ordinary streaming retry with backoff, exactly as the backend's own cut would.

@@ -57,6 +57,8 @@ export interface RouteOutage {
   recheck(): Promise<ServerLook | undefined>;
   /** The endpoint just answered a request of the job: it serves the job's model. */
   served(): void;
+  /** A request was cut: the server may be restarting, so the next request looks first. */
+  doubt(): void;
   /** The job ended: stop probing. */
   close(): void;
 }
@@ -196,6 +198,9 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
     },
     served() {
       lastServed = Date.now();
+    },
+    doubt() {
+      lastServed = 0;
     },
     close() {
       closed.abort();

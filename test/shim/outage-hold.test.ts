@@ -48,7 +48,7 @@ describe('the words', () => {
 describe('one route\'s wait', () => {
   function scripted(looks: ServerLook[]): { look: () => Promise<ServerLook>; calls: () => number } {
     let n = 0;
-    return { look: async () => looks[Math.min(n++, looks.length - 1)]!, calls: () => n };
+    return { look: () => Promise.resolve(looks[Math.min(n++, looks.length - 1)]!), calls: () => n };
   }
 
   it('every request joins one wait; it ends when the server serves the job\'s model, and the report lists what was seen in order', async () => {
