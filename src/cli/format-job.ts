@@ -5,7 +5,7 @@
  * Pure: records in, text out.
  */
 import { formatCount, formatDuration } from '../jobs/amounts.js';
-import { backendErrorLine, jobFacts, jobListRow, mediaLine, renderFacts, type FactRenderer, type JobFactValues } from '../jobs/job-facts.js';
+import { backendErrorLine, jobFacts, outageLine, jobListRow, mediaLine, renderFacts, type FactRenderer, type JobFactValues } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
@@ -42,7 +42,9 @@ function forPerson(id: string): FactRenderer {
     },
     usage: (line) => [line],
     last_activity: (what) => [`last activity: ${what}`],
+    outage_wait: (words) => [`waiting for the model server: ${words}`],
     in_flight: (lines) => lines,
+    outages: (list) => list.map(outageLine),
     backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
     result: (result) => [`result: ${result}`],
     error: (e) => [`error: ${e.message}`],

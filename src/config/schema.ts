@@ -123,6 +123,12 @@ export const defaultsSchema = z.strictObject({
   probe_timeout_s: z.number().min(0.05).max(60).default(2.5),
   /** How long a queued job waits for its model to come back before failing. */
   queue_grace_s: z.number().min(0).max(86_400).default(120),
+  /**
+   * How long a running job's requests are held while its endpoint is down, loading or serving another model,
+   * counted from the outage's start; 0: answer at once and leave it to Claude Code's ~3 minutes of retries.
+   * 600: loading a large GGUF from disk takes one to several minutes, a restart with new flags a few more.
+   */
+  outage_wait_s: z.number().min(0).max(86_400).default(600),
   system_prompt_append: z.string().default(DEFAULT_SYSTEM_PROMPT_APPEND),
   dump_requests: z.boolean().default(false),
   /**

@@ -24,6 +24,7 @@ const SOURCE_WORDS: Readonly<Record<string, string>> = {
   cut: 'cut the stream',
   connect: 'could not be reached',
   answer: 'answered malformed',
+  outage: 'did not come back in time',
 };
 
 export function backendErrorLine(e: BackendErrorEvent): string {

@@ -10,8 +10,9 @@
  * every renderer handle every fact, so no audience can silently miss one.
  */
 import { inFlightLine } from './in-flight-line.js';
-import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type JobStatus, type WorktreeInfo } from './job-record.js';
+import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type OutageRecord, type JobStatus, type WorktreeInfo } from './job-record.js';
 import { describeSandboxRecord } from './sandbox/record.js';
+import { outageWords } from '../shim/outage-hold.js';
 
 export interface JobFactValues {
   readonly headline: {
@@ -37,8 +38,12 @@ export interface JobFactValues {
   readonly usage: string;
   /** What it did last, while it is not finished. */
   readonly last_activity: string;
+  /** The outage of its server the job waits out now, in words ("gpu is loading its model, 1 min 40 s so far; waiting up to 10 min"). */
+  readonly outage_wait: string;
   /** One line (plus flag lines) per open backend request. */
   readonly in_flight: readonly string[];
+  /** Every outage the job waited through: where, when, how it ended, what the probes saw. */
+  readonly outages: readonly OutageRecord[];
   readonly backend_error: { readonly count: number; readonly last: BackendErrorEvent; readonly stillRunning: boolean };
   readonly result: string;
   readonly error: { readonly message: string; readonly code: string | undefined };
@@ -67,7 +72,9 @@ export const FACT_ORDER: readonly FactKey[] = [
   'work',
   'usage',
   'last_activity',
+  'outage_wait',
   'in_flight',
+  'outages',
   'backend_error',
   'result',
   'error',
@@ -96,7 +103,9 @@ export function jobFacts(record: JobRecord, usageLine?: string, now: Date = new 
     queue: record.queue && { position: record.queue.position, waitingFor: record.queue.waiting_for },
     usage: usageLine,
     last_activity: finished ? undefined : record.last_activity?.what,
+    outage_wait: record.outage_wait && outageWords(record.outage_wait, now),
     in_flight: inFlight?.map((r) => inFlightLine(r, now)),
+    outages: nonEmpty(record.outages),
     backend_error: lastError && { count: record.backend_errors?.length ?? 1, last: lastError, stillRunning: record.status === 'running' },
     result: record.result || undefined,
     error: record.error ? { message: record.error, code: record.error_code } : undefined,
@@ -137,6 +146,11 @@ export function backendErrorLine(e: JobFactValues['backend_error']): string {
   return `last backend error (${which}), request ${e.last.request ?? '?'} at ${e.last.at.slice(11, 19)}, HTTP ${e.last.status}: ${e.last.message}`;
 }
 
+/** One outage the job waited through, the same for every audience. */
+export function outageLine(o: OutageRecord): string {
+  return `outage of ${o.endpoint} ${o.started_at.slice(11, 19)}–${o.ended_at.slice(11, 19)} (${o.outcome}): it ${o.saw.join(', then ')}`;
+}
+
 export function mediaLine(m: JobFactValues['media']): string {
   const failed = m.documentsFailed > 0 ? ` (${m.documentsFailed} could not be read)` : '';
   return `media turned into text for the model: ${m.images} images, ${m.documentsExtracted + m.documentsFailed} documents${failed}`;
@@ -162,6 +176,8 @@ export interface JobListRow {
   readonly prompt_read_tokens: number | undefined;
   readonly queue_position: number | undefined;
   readonly last_activity: string | undefined;
+  /** While the job waits out its server's outage: "gpu is loading its model, 1 min 40 s so far; waiting up to 10 min". */
+  readonly waiting_for_server: string | undefined;
   readonly error: string | undefined;
 }
 
@@ -173,7 +189,8 @@ function sumOpen(record: JobRecord, value: (r: InFlightRequest) => number | unde
 
 /**
  * The task is whole (renderers clip it to their width); the error is its first 300 characters. No elapsed
- * time: the dashboard resends a row only when it changed, and a clock would change every running row each tick.
+ * time: the dashboard resends a row only when it changed, and a clock would change every running row each tick
+ * (only a job waiting out an outage carries one, in waiting_for_server: how long matters then).
  */
 export function jobListRow(record: JobRecord): JobListRow {
   return {
@@ -193,6 +210,7 @@ export function jobListRow(record: JobRecord): JobListRow {
     prompt_read_tokens: sumOpen(record, (r) => r.prompt_read_tokens),
     queue_position: record.queue?.position,
     last_activity: record.last_activity?.what,
+    waiting_for_server: record.outage_wait && outageWords(record.outage_wait),
     error: record.error?.slice(0, 300),
   };
 }

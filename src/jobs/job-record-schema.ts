@@ -83,6 +83,16 @@ export const backendErrorSchema = z.object({
   explanation: z.object({ kind: z.string(), what: z.string(), causes: z.array(z.string()), try: z.array(z.string()) }),
 });
 
+/** One time the job's endpoint stopped serving its model under it (src/shim/outage-hold.ts). */
+export const outageSchema = z.object({
+  endpoint: z.string(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  /** What the probes saw, in order: "is loading its model", "serves X now, not the job's model Y", … */
+  saw: z.array(z.string()),
+  outcome: z.enum(['served again', 'deadline passed', 'job ended']),
+});
+
 export const jobRecordSchema = z.object({
   id: z.string(),
   status: z.enum(JOB_STATUSES),
@@ -125,6 +135,10 @@ export const jobRecordSchema = z.object({
   media_replaced: z.object({ images: z.number(), documents_extracted: z.number(), documents_failed: z.number() }).optional(),
   /** Backend requests open right now (absent when none, and once the job ended). */
   in_flight: z.array(inFlightSchema).optional(),
+  /** The outage the job is waiting out right now (absent when none). */
+  outage_wait: z.object({ endpoint: z.string(), since: z.string(), saw: z.string(), wait_s: z.number() }).optional(),
+  /** Every outage of the job's endpoint the job waited through (at most 20, the latest kept). */
+  outages: z.array(outageSchema).optional(),
   /** The most recent backend errors (at most 20), each explained. */
   backend_errors: z.array(backendErrorSchema).optional(),
   result: z.string().optional(),

@@ -255,6 +255,67 @@ export const JOB_RECORD_SHAPE: Shape = {
         ]
       }
     },
+    "outage_wait": {
+      "type": "object",
+      "properties": {
+        "endpoint": {
+          "type": "string"
+        },
+        "since": {
+          "type": "string"
+        },
+        "saw": {
+          "type": "string"
+        },
+        "wait_s": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "endpoint",
+        "since",
+        "saw",
+        "wait_s"
+      ]
+    },
+    "outages": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "endpoint": {
+            "type": "string"
+          },
+          "started_at": {
+            "type": "string"
+          },
+          "ended_at": {
+            "type": "string"
+          },
+          "saw": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "outcome": {
+            "type": "string",
+            "enum": [
+              "served again",
+              "deadline passed",
+              "job ended"
+            ]
+          }
+        },
+        "required": [
+          "endpoint",
+          "started_at",
+          "ended_at",
+          "saw",
+          "outcome"
+        ]
+      }
+    },
     "backend_errors": {
       "type": "array",
       "items": {

@@ -26,6 +26,7 @@ import { DEFAULT_LIVE_THRESHOLDS, type LiveThresholds } from './live-requests.js
 import { JOB_ENV_MARKER } from './nested-job.js';
 import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile, type SettingsFile } from './pinned-settings.js';
 import { createRunTracker, type RunTracker } from './run-tracker.js';
+import { sameModelRule } from './same-model.js';
 import type { JobSettings } from './run-request.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { openJobSandbox, type JobSandbox } from './sandbox/job-sandbox.js';
@@ -146,6 +147,10 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
     log: opened.requestLog,
     onRequestStart: (progress) => run.onRequestStart(progress),
     onRequest: (entry) => run.onRequest(entry),
+    outageWaitS: job.settings.outageWaitS,
+    probeTimeoutS: job.settings.probeTimeoutS,
+    sameModel: sameModelRule(job.servedModel, job.settings.servedName),
+    onOutage: run.outage,
   });
   // Not awaited before the spawn: Claude Code needs ~0.3 s to its first request, the snapshot a few ms.
   opened.metricsBefore = snapshotMetrics(job.endpoint, undefined);

@@ -34,6 +34,11 @@ export interface JobSettings {
   readonly permissionMode: PermissionMode;
   readonly maxTurns: number;
   readonly timeoutS: number;
+  /** defaults.outage_wait_s and probe_timeout_s: how long requests wait out the endpoint's outage, and each probe's bound. */
+  readonly outageWaitS: number;
+  readonly probeTimeoutS: number;
+  /** The menu entry's served_name, when set: its glob decides which served ids are the job's model. */
+  readonly servedName: string | undefined;
   readonly allowedTools: readonly string[];
   readonly disallowedTools: readonly string[];
   readonly settingSources: Config['defaults']['setting_sources'];
@@ -96,6 +101,9 @@ export async function settleSettings(
     permissionMode,
     maxTurns: request.maxTurns ?? menuEntry?.max_turns ?? d.max_turns,
     timeoutS: request.timeoutS ?? d.timeout_s,
+    outageWaitS: d.outage_wait_s,
+    probeTimeoutS: d.probe_timeout_s,
+    servedName: menuEntry?.served_name,
     allowedTools,
     disallowedTools: disallowed,
     settingSources: d.setting_sources,

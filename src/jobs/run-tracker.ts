@@ -9,6 +9,7 @@ import type { Endpoint } from '../config/schema.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { RequestLogEntry } from '../shim/request-log.js';
 import type { RequestProgress } from '../shim/request-progress.js';
+import { outageWords, type OutageEvents } from '../shim/outage-hold.js';
 import { backendError, backendErrorLine } from './backend-error-event.js';
 import type { BackendErrorEvent, JobRecord } from './job-record.js';
 import { createLiveRequests, type LiveThresholds } from './live-requests.js';
@@ -17,6 +18,8 @@ import { newProgress, observe, type SessionProgress } from './session-observer.j
 
 /** Backend errors kept in the record: the recent ones tell the story, a retry storm must not grow it without end. */
 const MAX_BACKEND_ERRORS = 20;
+/** Outages kept in the record: a flapping server must not grow it without end either. */
+const MAX_OUTAGES = 20;
 /** Coalesce: a busy session yields dozens of messages a second. */
 const SAVE_EVERY_MS = 200;
 
@@ -44,6 +47,8 @@ export interface RunTracker {
   onRequest(entry: RequestLogEntry): void;
   onMessage(message: SDKMessage): void;
   lastBackendError(): BackendErrorEvent | undefined;
+  /** The shim's outage wait: live words while it lasts, the report when it is over. */
+  readonly outage: OutageEvents;
   /** Copies the counters into the record. */
   syncProgress(): void;
   /** Stops the in-flight refresh; the record no longer lists requests in flight. */
@@ -149,10 +154,22 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
       scheduleSave();
     },
     lastBackendError: () => backendErrors[backendErrors.length - 1],
+    outage: {
+      onLive(wait) {
+        if (wait !== undefined) line(`${new Date().toISOString().slice(11, 19)} waiting for the model server: ${outageWords(wait)}`);
+        update({ outage_wait: wait });
+        scheduleSave();
+      },
+      onEnd(report) {
+        update({ outages: [...(job.record.outages ?? []), report].slice(-MAX_OUTAGES) });
+        line(`${report.ended_at.slice(11, 19)} outage of ${report.endpoint} over (${report.outcome}) after ${Math.round((Date.parse(report.ended_at) - Date.parse(report.started_at)) / 1000)} s; it ${report.saw.join(', then ')}`);
+        scheduleSave();
+      },
+    },
     stop() {
       clearInterval(liveTimer);
       liveTimer = undefined;
-      update({ in_flight: undefined });
+      update({ in_flight: undefined, outage_wait: undefined });
     },
   };
 }

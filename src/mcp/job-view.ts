@@ -4,7 +4,7 @@
  * make. A person reads the same facts through cli/format-job.ts.
  */
 import { formatCount, formatDuration } from '../jobs/amounts.js';
-import { backendErrorLine, jobFacts, mediaLine, renderFacts, type FactRenderer } from '../jobs/job-facts.js';
+import { backendErrorLine, jobFacts, outageLine, mediaLine, renderFacts, type FactRenderer } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
@@ -34,7 +34,9 @@ const FOR_MODEL: FactRenderer = {
   ],
   usage: (line) => [line],
   last_activity: (what) => [`last activity: ${what}`],
+  outage_wait: (words) => [`waiting for the model server: ${words}`],
   in_flight: (lines) => lines,
+  outages: (list) => list.map(outageLine),
   backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
   result: (result) => [`result: ${result}`],
   error: (e) => [`error: ${e.code === 'model_unavailable' ? `${e.message} ${UNAVAILABLE_FOR_MODEL}` : e.message}`],

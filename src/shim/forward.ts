@@ -14,6 +14,7 @@ import { readBodyView, writeBody } from './json-body.js';
 import { answerThenLinger } from './lingering-close.js';
 import { answerProblem, requestFacts, writeLog, type RequestFacts } from './request-entry.js';
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
+import type { RouteOutage } from './outage-hold.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
 import { createRequestProgress } from './request-progress.js';
 import { requestJobValues } from './request-job-values.js';
@@ -22,7 +23,7 @@ import { mayHoldMedia, replaceMedia } from './media.js';
 import type { PdfTextCache } from './pdf-text.js';
 import type { RouteSpec } from './routes.js';
 import { contextOverflowError } from './translate/context-overflow.js';
-import { refusedAnswerError, requestTooLargeError, translateBackendError, unreachableBackendError } from './translate/backend-error.js';
+import { outageDeadlineError, refusedAnswerError, requestTooLargeError, translateBackendError, unreachableBackendError } from './translate/backend-error.js';
 import type { TranslatedError } from './translate/anthropic-error.js';
 import { createStreamErrorRewriter } from './translate/stream-error-rewriter.js';
 import { createSseUsageTracker, usageFromJson, type UsageResult } from './usage.js';
@@ -36,6 +37,8 @@ export interface RouteState {
   lastPrompt: { tokens: number; bytes: number } | undefined;
   /** /v1/messages requests opened on this route so far (numbers them). */
   messagesOpened: number;
+  /** The job's wait for its server while it is down, loading or swapped (absent: defaults.outage_wait_s is 0). */
+  readonly outage: RouteOutage | undefined;
 }
 
 /**
@@ -224,26 +227,69 @@ export async function forwardRequest(
   res.on('close', onClientGone);
 
   const { endpointUrl } = route;
-  let upstream: Dispatcher.ResponseData;
-  try {
-    upstream = await pools.pool(endpointUrl.origin).request({
+  const send = (): Promise<Dispatcher.ResponseData> =>
+    pools.pool(endpointUrl.origin).request({
       method: method,
       path: pathAndQuery,
       headers: requestHeadersForBackend(req.headers, spec.endpoint.apiKey, body.length),
       body,
       signal: clientGone.signal,
     });
-  } catch (err) {
-    res.off('close', onClientGone);
-    if (clientGone.signal.aborted) {
-      writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'], request });
+  const { outage } = route;
+  let upstream: Dispatcher.ResponseData;
+  let held: string | undefined; // why the last attempt found no server, while the job's outage wait lasts
+  for (;;) {
+    if (outage !== undefined && (outage.active || held !== undefined)) {
+      const outcome = await outage.wait(held, clientGone.signal);
+      if (outcome.kind === 'gone') {
+        res.off('close', onClientGone);
+        writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection while the job waited for its model server'], request });
+        return;
+      }
+      if (outcome.kind === 'expired') {
+        res.off('close', onClientGone);
+        const error = outageDeadlineError(outcome.message);
+        sendError(res, error);
+        writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'held for the model server until defaults.outage_wait_s passed'], error: error.body.error.message, errorSource: 'outage', request });
+        return;
+      }
+      extra.push(`held ${Math.round(performance.now() - started)} ms until ${spec.endpoint.name} served the job's model again`);
+    } else if (outage !== undefined && isMessages) {
+      const seen = await outage.recheck();
+      if (seen !== undefined && !seen.serving) {
+        held = seen.saw;
+        continue;
+      }
+    }
+    try {
+      upstream = await send();
+    } catch (err) {
+      if (clientGone.signal.aborted) {
+        res.off('close', onClientGone);
+        writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'], request });
+        return;
+      }
+      const failure = classifyConnectFailure(err, endpointUrl.host, 10);
+      if (outage !== undefined) {
+        held = `is down (${failure.reason})`;
+        continue;
+      }
+      res.off('close', onClientGone);
+      const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
+      sendError(res, error);
+      writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message, errorSource: 'connect', request });
       return;
     }
-    const failure = classifyConnectFailure(err, endpointUrl.host, 10);
-    const error = unreachableBackendError({ endpoint: spec.endpoint.name, reason: failure.reason });
-    sendError(res, error);
-    writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra, error: error.body.error.message, errorSource: 'connect', request });
-    return;
+    // llama.cpp answers 503 while it loads; held only when a probe agrees, so a 503 for another reason is answered as before.
+    if (upstream.statusCode === 503 && outage !== undefined) {
+      const seen = await outage.look();
+      if (!seen.serving) {
+        discard(upstream.body);
+        held = seen.saw;
+        continue;
+      }
+    }
+    break;
   }
   clientGone.signal.addEventListener('abort', () => upstream.body.destroy(), { once: true });
 
@@ -266,6 +312,7 @@ export async function forwardRequest(
   }
   const decoded = answer !== upstream.body;
   progress?.headers(status);
+  if (status < 500) outage?.served();
 
   if (status >= 400) {
     const text = redactSecrets(await readCapped(answer, MAX_ERROR_BODY));
@@ -333,6 +380,7 @@ export async function forwardRequest(
   }
   res.off('close', onClientGone);
   if (cut !== undefined) {
+    if (!clientGone.signal.aborted) outage?.doubt();
     // Measured with Claude Code 2.1.332: an `event: error` here makes it resend at once as a
     // non-streaming request (no backoff, no progress for a long answer); a dropped connection gets
     // its ordinary streaming retry with backoff, exactly as the backend's own cut would.

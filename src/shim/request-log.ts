@@ -18,7 +18,8 @@ export interface Usage {
 }
 
 /** Where a failed request's error came from. */
-export type ErrorSource = 'http' | 'stream' | 'cut' | 'connect' | 'answer';
+/** `outage`: the job waited defaults.outage_wait_s for its endpoint to serve its model again, in vain. */
+export type ErrorSource = 'http' | 'stream' | 'cut' | 'connect' | 'answer' | 'outage';
 
 export interface RequestLogEntry {
   readonly t: string;

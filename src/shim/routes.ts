@@ -3,6 +3,7 @@
  * URL, close it when the job ends. A closed route's token answers 404.
  */
 import type { Endpoint } from '../config/schema.js';
+import type { OutageEvents } from './outage-hold.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
 import type { PerJobValue } from './rewrite/per-job-values.js';
 import type { RequestProgress } from './request-progress.js';
@@ -26,6 +27,17 @@ export interface RouteSpec {
   readonly onRequest?: (entry: RequestLogEntry) => void;
   /** Called when a /v1/messages request opens, with its live progress (read it while it runs). */
   readonly onRequestStart?: (progress: RequestProgress) => void;
+  /**
+   * defaults.outage_wait_s: how long the job's requests are held while its endpoint is down, loading or
+   * serving another model (0 or absent: answered at once, and Claude Code's own retries decide).
+   */
+  readonly outageWaitS?: number | undefined;
+  /** How long one probe of the endpoint may take during an outage (defaults.probe_timeout_s). */
+  readonly probeTimeoutS?: number | undefined;
+  /** Whether a served id is the job's model (the menu entry's served_name glob, or the served id itself). */
+  readonly sameModel?: ((id: string) => boolean) | undefined;
+  /** The outage's live words and, when it is over, its report for the record. */
+  readonly onOutage?: OutageEvents | undefined;
 }
 
 export interface OpenRoute {

@@ -9,7 +9,9 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
 import { learnSecret } from '../secrets/redact.js';
+import { createProber } from '../backends/probe.js';
 import { forwardRequest, type RouteState } from './forward.js';
+import { createRouteOutage, lookFromProbe, type RouteOutage } from './outage-hold.js';
 import { createPdfTextCache } from './pdf-text.js';
 import type { OpenRoute, RouteSpec, Shim } from './routes.js';
 import { createUpstreamPools } from './upstream.js';
@@ -45,6 +47,14 @@ export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
   const inFlight = new Map<string, number>();
   const pools = createUpstreamPools();
+  // Probes an endpoint while a job waits for it; its own keep-alive agent, apart from the forwarding pools.
+  const prober = createProber();
+  const outageOf = (spec: RouteSpec): RouteOutage | undefined => {
+    if (spec.outageWaitS === undefined || spec.outageWaitS <= 0) return undefined;
+    const sameModel = spec.sameModel ?? ((id: string) => id === spec.servedModel);
+    const look = async () => lookFromProbe(await prober.probeEndpoint(spec.endpoint, spec.probeTimeoutS ?? 2.5), spec.servedModel, sameModel);
+    return createRouteOutage(spec.endpoint.name, spec.outageWaitS, look, spec.onOutage ?? { onLive: () => undefined, onEnd: () => undefined });
+  };
   const shared = { pools, promptWatch: createPromptWatch(pools), pdfTexts: createPdfTextCache() };
   let server: Server | undefined;
   let listening: Promise<number> | undefined;
@@ -95,10 +105,12 @@ export function createShimServer(log: Logger): ShimServer {
       const port = await start();
       // 192 bits from the CSPRNG: the token is the only thing standing between a local process and the backend.
       const token = randomBytes(24).toString('base64url');
-      routes.set(token, { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0 });
+      const outage = outageOf(spec);
+      routes.set(token, { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0, outage });
       return {
         baseUrl: `http://127.0.0.1:${port}${JOB_PREFIX}${token}`,
         close: () => {
+          outage?.close();
           routes.delete(token);
         },
       };
@@ -109,6 +121,7 @@ export function createShimServer(log: Logger): ShimServer {
       return address && typeof address === 'object' ? address.port : undefined;
     },
     async close() {
+      for (const route of routes.values()) route.outage?.close();
       routes.clear();
       const s = server;
       server = undefined;
@@ -117,7 +130,7 @@ export function createShimServer(log: Logger): ShimServer {
         s.closeAllConnections();
         await new Promise<void>((resolve) => s.close(() => resolve()));
       }
-      await pools.close();
+      await Promise.all([pools.close(), prober.close()]);
     },
   };
 }

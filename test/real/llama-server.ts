@@ -19,15 +19,20 @@ export interface LlamaServerOptions {
   readonly nPredict?: number;
   /** More llama-server flags, as a user would add them (e.g. `--slot-prompt-similarity 0.9`). */
   readonly extraArgs?: readonly string[];
+  /** Listen here instead of on a free port: the server a user starts again after it died. */
+  readonly port?: number;
 }
 
 export interface LlamaServer {
   readonly url: string;
+  readonly port: number;
   /** The served id (`--alias`). */
   readonly modelId: string;
   readonly log: () => string;
   /** `/metrics` counters by name (labels dropped, llama.cpp has none). */
   metrics(): Promise<Record<string, number>>;
+  /** SIGKILL, as the out-of-memory killer would; resolves once it has exited. */
+  kill(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,7 +52,7 @@ async function freePort(): Promise<number> {
 const MAX_LOG = 2_000_000;
 
 export async function startLlamaServer(options: LlamaServerOptions): Promise<LlamaServer> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const args = [
     '-m', options.modelFile,
     '--host', '127.0.0.1', '--port', String(port),
@@ -88,6 +93,7 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
 
   return {
     url,
+    port,
     modelId: MODEL_ID,
     log: () => log,
     async metrics() {
@@ -98,6 +104,12 @@ export async function startLlamaServer(options: LlamaServerOptions): Promise<Lla
         if (m?.[1] !== undefined && m[2] !== undefined) out[m[1]] = Number(m[2]);
       }
       return out;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
     },
     async close() {
       if (child.exitCode === null) {

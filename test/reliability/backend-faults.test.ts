@@ -19,9 +19,13 @@ afterEach(async () => {
   sim = undefined;
 });
 
-async function setup(retries: number): Promise<{ sim: Simulator; h: InProcess }> {
+/**
+ * `outage_wait_s: 0`: these cases show what Claude Code's own retries do with a fault the shim hands on
+ * at once; the default wait that holds requests through an outage is test/reliability/server-outage.test.ts.
+ */
+async function setup(retries: number, opts: { noOutageWait?: boolean } = {}): Promise<{ sim: Simulator; h: InProcess }> {
   sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
-  h = await startInProcess({ yaml: endpointYaml(sim.url, { retries }) });
+  h = await startInProcess({ yaml: endpointYaml(sim.url, { retries, defaults: opts.noOutageWait === true ? '  outage_wait_s: 0' : undefined }) });
   return { sim, h };
 }
 
@@ -51,8 +55,8 @@ describe('backend faults during a job', () => {
     expect(transcriptOf(h, String(record.id))).toMatch(/backend error: HTTP none \(unknown\), retry 1\/3/);
   });
 
-  it('503 Loading model mid-job: the job waits through Claude Code\'s backoff and completes, with no retry storm', async () => {
-    const { sim, h } = await setup(6);
+  it('503 Loading model mid-job (outage_wait_s: 0): the job waits through Claude Code\'s backoff and completes, with no retry storm', async () => {
+    const { sim, h } = await setup(6, { noOutageWait: true });
     const loadingMs = 4000;
     let loadingSince = 0;
     sim.setScript((req) => {
@@ -82,8 +86,8 @@ describe('backend faults during a job', () => {
     expect(transcript).toContain('The server is still loading its model');
   });
 
-  it('backend killed and restarted on the same port mid-job: the job completes', async () => {
-    const { sim, h } = await setup(6);
+  it('backend killed and restarted on the same port mid-job (outage_wait_s: 0): the job completes', async () => {
+    const { sim, h } = await setup(6, { noOutageWait: true });
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'Done after the restart.', delayMs: 500 }));
     const started = ok(await h.call('run_agent', { task: 'Run true, then say done.' }));
     const id = String(started.id);
@@ -97,8 +101,8 @@ describe('backend faults during a job', () => {
     expect(transcriptOf(h, id)).toMatch(/backend error on request \d+: the server could not be reached: Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
   });
 
-  it('backend killed and never restarted: the job fails with a message naming the endpoint, within its retries', async () => {
-    const { sim, h } = await setup(2);
+  it('backend killed and never restarted (outage_wait_s: 0): the job fails with a message naming the endpoint, within its retries', async () => {
+    const { sim, h } = await setup(2, { noOutageWait: true });
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'never', delayMs: 60_000 }));
     const started = ok(await h.call('run_agent', { task: 'Run true, then say done.', timeout_s: 120 }));
     expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);

@@ -162,7 +162,7 @@ class SimulatorImpl implements Simulator {
 export async function startSimulator(opts: SimulatorOptions): Promise<Simulator> {
   const state = new SimState(resolveOptions(opts), opts.script, opts.flavor === 'llama.cpp' ? (opts.loadingMs ?? 0) : 0);
   const server = createServer();
-  const port = await listen(server, 0);
+  const port = await listen(server, opts.port ?? 0);
   const sim = new SimulatorImpl(server, port, state);
   if (opts.flavor === 'vllm' && (opts.loadingMs ?? 0) > 0) sim.setLoading(opts.loadingMs ?? 0);
   return sim;

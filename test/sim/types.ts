@@ -73,6 +73,8 @@ export interface SimulatorOptions {
   readonly flavor: SimFlavor;
   /** Served id. llama.cpp: the alias; vLLM: the only accepted --served-model-name; Ollama: the one installed model (default qwen3.8:27b). */
   readonly modelId?: string;
+  /** Listen on this port instead of a fresh one: another server started where one was stopped (a model swapped on the port). */
+  readonly port?: number;
   /** llama.cpp: total_slots (default 1). vLLM: max running requests (default 4). Ollama: OLLAMA_NUM_PARALLEL (default 1). The rest wait. */
   readonly slots?: number;
   /** llama.cpp: per-slot n_ctx (default 131072). vLLM: max_model_len. Ollama: the num_ctx the model is loaded with (/api/ps context_length). */

@@ -8,6 +8,7 @@ import { elapsedSeconds } from '../../jobs/job-record.js';
 import { inFlightLine } from '../../jobs/in-flight-line.js';
 import { formatCount, formatDuration } from '../../jobs/amounts.js';
 import { modelLabel } from '../format-job.js';
+import { outageWords } from '../../shim/outage-hold.js';
 import type { RequestStats, RequestTotals } from './request-stats.js';
 
 const SPINNER = ['-', '\\', '|', '/'];
@@ -30,6 +31,7 @@ export function statusLines(record: JobRecord, totals: RequestTotals, now: Date,
   if (record.queue) lines.push(`  queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(`  tokens in ${formatCount(totals.inputTokens)} (+${formatCount(totals.cachedTokens)} cached), out ${formatCount(totals.outputTokens)} over ${plural(totals.requests, 'request')}`);
   lines.push(`  ${lastRequestText(totals.last)}`);
+  if (record.outage_wait) lines.push(`  waiting for the model server: ${outageWords(record.outage_wait, now)}`);
   for (const request of record.in_flight ?? []) lines.push(...inFlightLine(request, now).split('\n').map((l) => `  ${l}`));
   if (record.last_activity) lines.push(`  last activity ${record.last_activity.at.slice(11, 19)}: ${record.last_activity.what}`);
   lines.push('  Ctrl-C: cancel or detach');

@@ -115,6 +115,15 @@ export function unreachableBackendError(input: UnreachableInput): TranslatedErro
  * follow it and send the conversation past the shim) or a body it cannot
  * decode. 502, not retried: the same request gets the same answer.
  */
+/**
+ * The job waited defaults.outage_wait_s for its endpoint and it did not come back: not retried
+ * (x-should-retry: false), so Claude Code ends the session with these words instead of starting
+ * another ten retries against a server that is known to be gone.
+ */
+export function outageDeadlineError(message: string): TranslatedError {
+  return errorResponse({ status: 503, type: 'api_error', message, kind: 'unreachable', original: '', noRetry: true });
+}
+
 export function refusedAnswerError(message: string): TranslatedError {
   return errorResponse({ status: 502, type: 'api_error', message, kind: 'refused', original: '', noRetry: true });
 }

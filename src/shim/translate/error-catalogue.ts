@@ -151,6 +151,13 @@ const CATALOGUE: readonly Entry[] = [
     try: ['restart vLLM with --enable-auto-tool-choice --tool-call-parser <parser for your model>: qwen3_coder or qwen3_xml for Qwen3.x, hermes for older Qwen, llama3_json for Llama 3.x, mistral for Mistral'],
   },
   {
+    kind: 'outage',
+    matches: (f) => f.source === 'outage',
+    what: "The job's model server stopped serving its model and did not serve it again within defaults.outage_wait_s; localagents held the job's requests and probed it meanwhile.",
+    causes: ['the server was stopped, crashed or is still loading', 'another model was started on its port'],
+    try: ['start the server with the job\'s model again, then resume the job (its session continues where it stopped)', 'raise defaults.outage_wait_s in models.yaml for servers that take longer to come back'],
+  },
+  {
     kind: 'loading',
     matches: (f) => /Loading model|still loading its model/i.test(f.text),
     what: 'The server is still loading its model; it answers every request with 503 until it is ready.',

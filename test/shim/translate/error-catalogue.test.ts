@@ -66,6 +66,7 @@ const CASES: ReadonlyArray<readonly [kind: string, what: string, facts: ErrorFac
   ['out_of_memory', 'KV cache too small for the prompt', facts(500, '{"error":{"code":500,"message":"Input prompt is too big compared to KV size. Please try increasing KV size.","type":"server_error"}}')],
   ['out_of_memory', 'vLLM CUDA out of memory (torch wording)', facts(500, '{"type":"error","error":{"type":"internal_error","message":"CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.12 GiB is free."}}')],
   ['stream_cut', 'connection dropped mid-stream (undici\'s words)', facts(200, 'other side closed', { source: 'cut' })],
+  ['outage', 'the outage wait ran out (src/shim/outage-hold.ts)', facts(503, "The model server 'gpu' did not serve the job's model again within defaults.outage_wait_s=600 s (localagents held the job's requests since 2026-12-02T12:00:00.000Z); it is loading its model", { source: 'outage' })],
   ['unreachable', 'connection refused', facts(503, 'Cannot reach the model server \'gpu\': connection refused: the host is up but nothing listens on port 8080', { source: 'connect' })],
   ['auth', 'llama.cpp 401 (docs/backends.md §2.2, measured)', facts(401, '{"error":{"message":"Invalid API Key","type":"authentication_error","code":401}}')],
   ['auth', 'vLLM 401 (docs/backends.md §4)', facts(401, '{"error":"Unauthorized"}')],

@@ -1,0 +1,39 @@
+/** One set of facts, three readers: a job waiting out its server, as job_status, `localagents run` and the dashboard say it. */
+import { describe, expect, it } from 'vitest';
+import { NO_REQUESTS } from '../../src/cli/follow/request-stats.js';
+import { statusLines } from '../../src/cli/follow/status-lines.js';
+import { jobReport } from '../../src/cli/format-job.js';
+import { jobListRow } from '../../src/jobs/job-facts.js';
+import type { JobRecord } from '../../src/jobs/job-record.js';
+import { jobSummary } from '../../src/mcp/job-view.js';
+
+const since = new Date(Date.now() - 100_000).toISOString();
+const record: JobRecord = {
+  id: '20261202-120000-abcdefghijkl', status: 'running', created_at: since, started_at: since, task_preview: 'x', model: { served: 'm', endpoint: 'gpu-box' }, cwd: '/tmp', isolation: 'none',
+  permission_mode: 'acceptEdits', max_turns: 1, timeout_s: 1800, allowed_tools: [], disallowed_tools: [], num_turns: 1, tool_calls: 1, files_touched: [],
+  usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 }, requests: 1, warnings: [], owner_pid: 1,
+  outage_wait: { endpoint: 'gpu-box', since, saw: 'is loading its model', wait_s: 600 },
+  outages: [{ endpoint: 'gpu-box', started_at: '2026-12-02T11:00:00.000Z', ended_at: '2026-12-02T11:00:05.000Z', saw: ['is down (host is up, nothing listens on gpu-box:8080)'], outcome: 'served again' }],
+};
+const WORDS = /gpu-box is loading its model, 1 min 40 s so far; waiting up to 10 min/;
+
+describe('a job waiting for its model server', () => {
+  it('job_status (the calling Claude and job_log) says what it waits for, and lists the outages it waited through', () => {
+    const text = jobSummary(record);
+    expect(text).toMatch(new RegExp(`waiting for the model server: ${WORDS.source}`));
+    expect(text).toContain('outage of gpu-box 11:00:00–11:00:05 (served again): it is down (host is up, nothing listens on gpu-box:8080)');
+  });
+  it('localagents show and the report run prints at the end say the same', () => {
+    const text = jobReport(record);
+    expect(text).toMatch(new RegExp(`waiting for the model server: ${WORDS.source}`));
+    expect(text).toContain('outage of gpu-box 11:00:00–11:00:05 (served again): it is down (host is up, nothing listens on gpu-box:8080)');
+  });
+  it('localagents run\'s status area', () => {
+    const lines = statusLines(record, NO_REQUESTS, new Date(), 0);
+    expect(lines.some((l) => WORDS.test(l))).toBe(true);
+  });
+  it('the dashboard row (shown on the job page)', () => {
+    expect(jobListRow(record).waiting_for_server).toMatch(WORDS);
+    expect(jobListRow({ ...record, outage_wait: undefined }).waiting_for_server).toBeUndefined();
+  });
+});

@@ -1,0 +1,96 @@
+/** The outage wait of one route (src/shim/outage-hold.ts): what a probe means, the words, and the wait's end. */
+import { describe, expect, it } from 'vitest';
+import type { EndpointProbe } from '../../src/backends/types.js';
+import { createRouteOutage, durationWords, lookFromProbe, outageWords, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
+import { sameModelRule } from '../../src/jobs/same-model.js';
+
+const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
+
+function probe(state: EndpointProbe['state'], ids: string[] = [], reason = 'fine'): EndpointProbe {
+  return {
+    endpoint: 'gpu', baseUrl: 'http://127.0.0.1:1', backend: 'llama.cpp', host: undefined, notes: undefined, state, hostState: 'up', reason,
+    models: ids.map((id) => ({ id, aliases: [], context: 32768, contextSource: 'unknown', warnings: [] })),
+    slots: undefined, metrics: { enabled: false }, server: {}, warnings: [], elapsedMs: 1,
+  };
+}
+
+describe('what a probe means for a waiting job', () => {
+  const exact = sameModelRule(JOB_MODEL, undefined);
+  it('up with the job\'s model: serving', () => {
+    expect(lookFromProbe(probe('up', [JOB_MODEL]), JOB_MODEL, exact)).toEqual({ serving: true, saw: `serves ${JOB_MODEL}`, servedId: JOB_MODEL });
+  });
+  it('loading, down: not serving, in words', () => {
+    expect(lookFromProbe(probe('loading'), JOB_MODEL, exact)).toEqual({ serving: false, saw: 'is loading its model' });
+    expect(lookFromProbe(probe('down', [], 'host is up, nothing listens on 127.0.0.1:1'), JOB_MODEL, exact).saw).toBe('is down (host is up, nothing listens on 127.0.0.1:1)');
+  });
+  it('another model on the port: not serving, naming both', () => {
+    expect(lookFromProbe(probe('up', ['other-8b']), JOB_MODEL, exact)).toEqual({ serving: false, saw: `serves other-8b now, not the job's model ${JOB_MODEL}` });
+  });
+  it('a menu entry whose served_name is a glob: another quantisation it matches is the same model; one it does not match is not', () => {
+    const glob = sameModelRule(JOB_MODEL, 'unsloth/Qwen3.8-27B-GGUF:*');
+    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-27B-GGUF:Q8_0']), JOB_MODEL, glob)).toMatchObject({ serving: true, servedId: 'unsloth/Qwen3.8-27B-GGUF:Q8_0' });
+    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-9B-GGUF:Q8_0']), JOB_MODEL, glob).serving).toBe(false);
+    // Without a glob only the id the job started on counts, even when the menu entry names it exactly.
+    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-27B-GGUF:Q8_0']), JOB_MODEL, sameModelRule(JOB_MODEL, JOB_MODEL)).serving).toBe(false);
+  });
+});
+
+describe('the words', () => {
+  it('durations as a person says them', () => {
+    expect([durationWords(0), durationWords(45), durationWords(60), durationWords(100), durationWords(600)]).toEqual(['0 s', '45 s', '1 min', '1 min 40 s', '10 min']);
+  });
+  it('the live line', () => {
+    const live: OutageLive = { endpoint: 'gpu-box', since: '2026-12-02T12:00:00.000Z', saw: 'is loading its model', wait_s: 600 };
+    expect(outageWords(live, new Date('2026-12-02T12:01:40.000Z'))).toBe('gpu-box is loading its model, 1 min 40 s so far; waiting up to 10 min');
+  });
+});
+
+describe('one route\'s wait', () => {
+  function scripted(looks: ServerLook[]): { look: () => Promise<ServerLook>; calls: () => number } {
+    let n = 0;
+    return { look: () => Promise.resolve(looks[Math.min(n++, looks.length - 1)]!), calls: () => n };
+  }
+
+  it('every request joins one wait; it ends when the server serves the job\'s model, and the report lists what was seen in order', async () => {
+    const lives: Array<OutageLive | undefined> = [];
+    const reports: OutageReport[] = [];
+    const looks = scripted([{ serving: false, saw: 'is loading its model' }, { serving: false, saw: 'is loading its model' }, { serving: true, saw: 'serves m', servedId: 'm' }]);
+    const outage = createRouteOutage('gpu', 60, looks.look, { onLive: (l) => lives.push(l), onEnd: (r) => reports.push(r) });
+    const signal = new AbortController().signal;
+    const [a, b] = await Promise.all([outage.wait('is down (refused)', signal), outage.wait(undefined, signal)]);
+    expect(a).toEqual({ kind: 'serving', servedId: 'm' });
+    expect(b).toEqual(a);
+    expect(looks.calls()).toBe(3); // one probe loop for both requests
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ endpoint: 'gpu', outcome: 'served again', saw: ['is down (refused)', 'is loading its model'] });
+    expect(lives.map((l) => l?.saw)).toEqual(['is down (refused)', 'is loading its model', undefined]);
+    expect(outage.active).toBe(false);
+  });
+
+  it('past the deadline: expired, with the words; every later request gets them at once, without another probe', async () => {
+    const looks = scripted([{ serving: false, saw: 'is down (refused)' }]);
+    const reports: OutageReport[] = [];
+    const outage = createRouteOutage('gpu', 0.3, looks.look, { onLive: () => undefined, onEnd: (r) => reports.push(r) });
+    const signal = new AbortController().signal;
+    const first = await outage.wait('is down (refused)', signal);
+    expect(first.kind).toBe('expired');
+    expect(first.kind === 'expired' && first.message).toMatch(/^The model server 'gpu' did not serve the job's model again within defaults\.outage_wait_s=0\.3 s \(localagents held the job's requests since .+\); it is down \(refused\)$/);
+    const calls = looks.calls();
+    expect(await outage.wait(undefined, signal)).toEqual(first);
+    expect(looks.calls()).toBe(calls);
+    expect(reports.map((r) => r.outcome)).toEqual(['deadline passed']);
+  });
+
+  it('a request whose client left stops waiting; closing the route stops the probes and reports the job ended', async () => {
+    const looks = scripted([{ serving: false, saw: 'is down (refused)' }]);
+    const reports: OutageReport[] = [];
+    const outage = createRouteOutage('gpu', 60, looks.look, { onLive: () => undefined, onEnd: (r) => reports.push(r) });
+    const left = new AbortController();
+    const waiting = outage.wait('is down (refused)', left.signal);
+    left.abort();
+    expect(await waiting).toEqual({ kind: 'gone' });
+    outage.close();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reports.map((r) => r.outcome)).toEqual(['job ended']);
+  });
+});
