@@ -7,6 +7,7 @@ import type { JobRecord } from '../jobs/job-record.js';
 import { FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
 import { elapsedSeconds } from '../jobs/job-record.js';
+import { verificationLine } from '../jobs/verify/record.js';
 
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${seconds.toFixed(1)} s`;
@@ -55,6 +56,7 @@ export function worktreeLines(record: JobRecord): string[] {
 export function jobReport(record: JobRecord): string {
   const finished = FINISHED.has(record.status);
   const lines = [`job ${record.id}: ${record.status} ${finished ? 'after' : 'for'} ${formatDuration(elapsedSeconds(record))} — ${modelLabel(record)}`];
+  if (record.verification) lines.push(verificationLine(record.verification));
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(tokensLine(record));
   if (record.last_activity && !finished) lines.push(`last activity: ${record.last_activity.what}`);

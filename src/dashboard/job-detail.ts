@@ -6,6 +6,7 @@
 import { git } from '../jobs/git.js';
 import { FINISHED, type JobRecord } from '../jobs/job-record.js';
 import type { JobManager } from '../jobs/job-manager.js';
+import { verificationLine } from '../jobs/verify/record.js';
 import { jobRow, type JobRow } from './job-row.js';
 
 export const TAIL_LINES = 80;
@@ -21,6 +22,8 @@ export interface JobDetail {
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
+  /** The verify command's line, as job_status and `localagents show` lead with it. */
+  readonly verification: string | undefined;
 }
 
 async function liveDiffstat(workDir: string): Promise<Diffstat | undefined> {
@@ -42,5 +45,5 @@ export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: stri
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobRow(record), record, tail, diffstat };
+  return { row: jobRow(record), record, tail, diffstat, verification: record.verification ? verificationLine(record.verification) : undefined };
 }

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { sandboxRecordSchema } from './sandbox/record.js';
+import { verificationSchema } from './verify/record.js';
 
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timeout', 'interrupted'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -153,6 +154,8 @@ export const jobRecordSchema = z.object({
   setting_sources: z.array(z.string()).optional(),
   /** Claude Code's sandbox around the session's Bash: policy, escape hatches, refusals. */
   sandbox: sandboxRecordSchema.optional(),
+  /** The verify command the job had to pass before it could end: each check, and what fixing cost. */
+  verification: verificationSchema.optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** Start-time token of that process, so a reused PID is never signalled. */

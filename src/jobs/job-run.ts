@@ -27,6 +27,8 @@ import { createRunTracker, type RunTracker } from './run-tracker.js';
 import type { JobSettings } from './run-request.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { openJobSandbox, type JobSandbox } from './sandbox/job-sandbox.js';
+import { verificationLine } from './verify/record.js';
+import { createVerifier, type Verifier } from './verify/verifier.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
 export interface RunDeps {
@@ -66,6 +68,7 @@ interface Opened {
   route?: OpenRoute;
   settingsFile?: SettingsFile;
   sandbox?: JobSandbox;
+  verifier?: Verifier;
   timer?: NodeJS.Timeout;
   metricsBefore?: Promise<MetricsSnapshot | undefined>;
 }
@@ -91,7 +94,28 @@ function noteUnwritable(job: PlacedJob, log: Logger): void {
 
 type SessionOutcome = Pick<RunEnd, 'sessionError' | 'lastStderr' | 'sandboxProblem'>;
 
-async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string, string>, settingsPath: string, run: RunTracker, sandbox: JobSandbox): Promise<SessionOutcome> {
+/** The job's verify command, when it has one: checks at each stop, each one in the record and the transcript. */
+function openVerifier(job: PlacedJob, run: RunTracker, sessionEnv: Record<string, string>, sandbox: JobSandbox): Verifier | undefined {
+  const plan = job.settings.verify;
+  if (plan === undefined) return undefined;
+  const verifier = createVerifier({
+    plan,
+    workDir: job.workDir,
+    sessionEnv,
+    sandbox: 'sandbox' in sandbox.settings ? sandbox.settings.sandbox : undefined,
+    signal: job.abort.signal,
+    current: () => job.record,
+    onAttempt: (verification, attempt) => {
+      run.update({ verification });
+      run.line(`${attempt.started_at} check ${verification.attempts.length} of ${plan.attempts}: exit ${attempt.exit_code ?? (attempt.timed_out ? 'cut at the time limit' : 'by signal')} after ${attempt.duration_ms} ms`);
+      run.scheduleSave();
+    },
+  });
+  run.update({ verification: verifier.record() });
+  return verifier;
+}
+
+async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string, string>, settingsPath: string, run: RunTracker, sandbox: JobSandbox, verifier: Verifier | undefined): Promise<SessionOutcome> {
   let lastStderr: string | undefined;
   try {
     await runClaudeSession({
@@ -106,6 +130,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
       systemPromptAppend: job.settings.systemPromptAppend,
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
+      hooks: verifier?.hooks,
       abortController: job.abort,
       executable: claude.path,
       onSpawn: (pid) => {
@@ -124,6 +149,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
         for (const l of sandbox.watch(message)) run.line(l);
       },
     });
+    if (run.progress.finished && run.progress.error === undefined) await verifier?.afterSession();
     return { lastStderr };
   } catch (err) {
     return { sessionError: err, lastStderr };
@@ -160,13 +186,18 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   const sandbox = await openJobSandbox({ settings: job.settings, workDir: job.workDir, tree: job.worktree?.path ?? job.workDir, sessionEnv, stateDir: deps.stateDir, claudePath: claude?.path });
   opened.sandbox = sandbox;
   run.update({ sandbox: sandbox.record() });
-  opened.settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings });
+  opened.verifier = openVerifier(job, run, sessionEnv, sandbox);
+  opened.settingsFile = await writeSettingsFile({
+    ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))),
+    ...sandbox.settings,
+    ...opened.verifier?.settings,
+  });
   if (sandbox.problem !== undefined) {
     run.line(`not started: ${sandbox.problem}`);
     return { sandboxProblem: sandbox.problem };
   }
   if (claude === undefined) return { sessionError: new Error(NO_CLAUDE_CODE) };
-  return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox);
+  return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox, opened.verifier);
 }
 
 /** The final record: status, result, metrics delta and the worktree's outcome. */
@@ -177,8 +208,11 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     resultError: run.progress.error,
     finished: run.progress.finished,
     lastBackendError: run.lastBackendError(),
+    verifyFailure: opened.verifier?.failure(),
     ...outcome,
   });
+  const verification = opened.verifier?.record();
+  if (verification !== undefined) run.line(verificationLine(verification));
   run.stop();
   run.line(`${new Date().toISOString()} job ${status}${error ? `: ${error}` : ''}`);
   const before = await opened.metricsBefore;
@@ -202,6 +236,7 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     worktree,
     warnings,
     sandbox: opened.sandbox?.record(),
+    ...(verification === undefined ? {} : { verification }),
     ...(outcome.sandboxProblem === undefined ? {} : { error_code: 'sandbox_unavailable' as const }),
   });
 }

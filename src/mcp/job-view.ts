@@ -6,6 +6,7 @@ import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { inFlightLine } from '../jobs/in-flight-line.js';
 import { describeSandboxRecord } from '../jobs/sandbox/record.js';
+import { verificationLine } from '../jobs/verify/record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
 import { explanationText } from '../shim/translate/error-catalogue.js';
 
@@ -26,6 +27,7 @@ export function jobView(record: JobRecord): Record<string, unknown> {
 /** One readable paragraph: the job log's human reader and the calling Claude both start here. */
 export function jobSummary(record: JobRecord): string {
   const lines = [`job ${record.id}: ${record.status} after ${elapsedSeconds(record)} s — ${record.model.served ?? record.model.requested ?? 'model pending'}${record.model.endpoint ? ` on ${record.model.endpoint}` : ''}`];
+  if (record.verification) lines.push(verificationLine(record.verification));
   if (record.model.endpoint_reason) lines.push(`endpoint: ${record.model.endpoint_reason}`);
   if (record.queue) lines.push(`queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
   lines.push(`turns ${record.num_turns}, tool calls ${record.tool_calls}, backend requests ${record.requests}`);
@@ -50,6 +52,7 @@ export function jobSummary(record: JobRecord): string {
   const error = errorForModel(record);
   if (error) lines.push(`error: ${error}`);
   if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
+  else if (record.status === 'succeeded' && record.verification?.passed) lines.push('Its check passed: read the diff for what the check does not cover.');
   else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
   else if (record.status === 'interrupted' && record.session_id) lines.push(`Continue it with run_agent(resume_job="${record.id}", task="…").`);
   return lines.join('\n');
