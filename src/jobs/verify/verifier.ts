@@ -10,6 +10,7 @@
  * Should the hook never run all the same, the check runs once after the session.
  */
 import type { HookCallbackMatcher, HookEvent } from '@anthropic-ai/claude-agent-sdk';
+import { redactSecrets } from '../../secrets/redact.js';
 import type { JobRecord } from '../job-record.js';
 import type { FlagSettings } from '../pinned-settings.js';
 import { bwrapArgs, hiddenVariables } from './check-sandbox.js';
@@ -56,7 +57,7 @@ function feedback(plan: VerifyPlan, attempt: VerifyAttempt, n: number): string {
   const why = attempt.timed_out ? `was cut at its time limit of ${plan.timeoutS} s` : `failed with exit status ${attempt.exit_code ?? '(killed by a signal)'}`;
   const left = plan.attempts - n;
   return [
-    `The job is not done: its check \`${plan.command}\` ${why} (check ${n} of ${plan.attempts}; ${left} left). The end of its output:`,
+    `The job is not done: its check \`${redactSecrets(plan.command)}\` ${why} (check ${n} of ${plan.attempts}; ${left} left). The end of its output:`,
     attempt.output_tail.trim() === '' ? '(no output)' : attempt.output_tail,
     'Fix the cause and finish again; the check runs again when you stop.',
   ].join('\n');
@@ -106,7 +107,7 @@ export function createVerifier(input: VerifierInput): Verifier {
     });
     const spent = sum(withSpent.map((a) => a.spent_after).filter((s) => s !== undefined));
     return {
-      command: plan.command,
+      command: redactSecrets(plan.command),
       passed: passed(),
       max_attempts: plan.attempts,
       timeout_s: plan.timeoutS,
@@ -156,10 +157,11 @@ export function createVerifier(input: VerifierInput): Verifier {
       if (passed()) return undefined;
       const v = record();
       const last = v.attempts.at(-1);
-      if (last === undefined) return `the verify command \`${plan.command}\` never ran (the session ended before it tried to stop)`;
+      const command = redactSecrets(plan.command);
+      if (last === undefined) return `the verify command \`${command}\` never ran (the session ended before it tried to stop)`;
       const times = v.attempts.length === 1 ? 'once' : `${v.attempts.length} times`;
       const why = last.timed_out ? `cut at its ${plan.timeoutS} s limit` : `exit status ${last.exit_code ?? '(signal)'}`;
-      return `the verify command \`${plan.command}\` failed ${times} (of ${plan.attempts} attempts; last: ${why}); last output: ${last.output_tail.trim().slice(-1500) || '(none)'}`;
+      return `the verify command \`${command}\` failed ${times} (of ${plan.attempts} attempts; last: ${why}); last output: ${last.output_tail.trim().slice(-1500) || '(none)'}`;
     },
   };
 }
