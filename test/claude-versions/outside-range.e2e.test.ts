@@ -19,7 +19,7 @@ describe(`Claude Code ${TOO_OLD}, just below the supported range`, () => {
   beforeAll(async () => {
     dirs = makeDirs();
     sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
-    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\ndefaults:\n  claude_code_path: ${ensureClaudeCode(TOO_OLD)}\n`);
+    writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\ndefaults:\n  claude_code_path: ${ensureClaudeCode(TOO_OLD)}\n  sandbox:\n    enabled: false\n`);
   }, 120_000);
   afterAll(async () => {
     await sim?.close();
