@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { gitOut } from '../helpers/git-repo.js';
 import { toolError } from '../helpers/tool-error.js';
-import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from './harness.js';
+import { runCli } from '../cli/cli-process.js';
+import { connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from './harness.js';
 
 interface Attempt {
   exit_code: number | null;
@@ -33,6 +34,7 @@ describe('verify: the job ends only when its check passes', { timeout: 180_000 }
   let dirs: E2EDirs;
   let sim: Simulator;
   let mcp: Connected;
+  let fixedJob = '';
   const outside = (): string => join(dirs.root, 'outside');
 
   const run = async (args: Record<string, unknown>): Promise<Job> => {
@@ -81,6 +83,7 @@ describe('verify: the job ends only when its check passes', { timeout: 180_000 }
     const text = (status.content as Array<{ text: string }>)[0]?.text ?? '';
     expect(text.split('\n')[1]).toMatch(/^verify `node check\.js`: passed on attempt 2 of 3/);
     expect(readFileSync(calc, 'utf8')).toContain('a + b');
+    fixedJob = job.id;
   });
 
   it('a model that never fixes it ends failed after verify_attempts, with the last output (redacted) in its error', async () => {
@@ -129,6 +132,16 @@ describe('verify: the job ends only when its check passes', { timeout: 180_000 }
     } finally {
       rmSync(join(dirs.repo, '.claude'), { recursive: true, force: true });
     }
+  });
+
+  it('localagents show leads with the check, and localagents usage totals the checks and the fixing they cost', async () => {
+    const cli = async (...args: string[]): Promise<string> => {
+      const r = await runCli(['--config', dirs.config, ...args], { cwd: dirs.repo, env: serverEnv(dirs), timeoutMs: 60_000 });
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect((await cli('show', fixedJob)).split('\n')[1]).toMatch(/^verify `node check\.js`: passed on attempt 2 of 3 \(fixing after failed checks took \d+ turns, \d+ tokens\)$/);
+    expect(await cli('usage')).toMatch(/^verify: 5 jobs had a check, 1 passed it; fixing after failed checks took the local models [1-9]\d* turns and \S+ tokens/m);
   });
 
   it('a tool call cannot ask for more attempts than models.yaml allows', async () => {
