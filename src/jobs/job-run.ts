@@ -149,9 +149,10 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
         for (const l of sandbox.watch(message)) run.line(l);
       },
     });
-    if (run.progress.finished && run.progress.error === undefined) await verifier?.afterSession();
+    await verifier?.afterSession(run.progress.finished && run.progress.error === undefined);
     return { lastStderr };
   } catch (err) {
+    await verifier?.afterSession(false);
     return { sessionError: err, lastStderr };
   }
 }

@@ -7,7 +7,7 @@
  * send the session elsewhere (the `--settings` flag layer must outrank it); a worktree job; an overflow Claude Code
  * compacts on; a resume of the same session. `npm run test:claude-versions` (vitest.claude-versions.config.ts).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { claudeVersion } from '../../src/jobs/claude-binary.js';
@@ -104,6 +104,32 @@ describe.each(inject('claudeCodes'))('Claude Code $version', ({ version, path })
     expect(job.verification?.notes?.join(' ') ?? '').not.toContain('never called the Stop hook');
     expect(sim.requests.some((r) => r.bodyText.includes('want 42, have 41'))).toBe(true);
   });
+
+  const waitsForLongHooks = compareVersions(version, '2.1.0') >= 0;
+  it(
+    waitsForLongHooks
+      ? 'a check that runs longer than 60 s: Claude Code waits for the hook, the failure reaches the model, the fix passes'
+      : 'a check that runs longer than 60 s: Claude Code cuts the hook at 60 s and ends the session; the late result decides, with a note',
+    async () => {
+      const done = join(dirs.repo, 'done.txt');
+      rmSync(done, { force: true });
+      sim.setScript((req) => (JSON.stringify(req.messages).includes('slow check says missing') && !existsSync(done) ? { toolUse: { name: 'Write', input: { file_path: done, content: 'ok\n' } } } : { text: 'Done.' }));
+      const job = (await run({ task: 'Create done.txt.', verify: 'test -f done.txt || { sleep 62; echo "slow check says missing"; exit 1; }', verify_attempts: 2 })) as Job & {
+        verification?: { passed: boolean; attempts: Array<{ exit_code: number | null; duration_ms: number }>; notes?: string[] };
+      };
+      expect(job.verification?.attempts[0]).toMatchObject({ exit_code: 1 });
+      expect(job.verification?.attempts[0]?.duration_ms).toBeGreaterThan(61_000);
+      if (waitsForLongHooks) {
+        expect(job, JSON.stringify(job)).toMatchObject({ status: 'succeeded', verification: { passed: true } });
+        expect(job.verification?.attempts.map((a) => a.exit_code)).toEqual([1, 0]);
+      } else {
+        expect(job.status).toBe('failed');
+        expect(job.verification?.attempts).toHaveLength(1);
+        expect(job.verification?.notes?.join(' ')).toContain('stopped waiting for the Stop hook');
+        expect(job.error).toContain('slow check says missing');
+      }
+    },
+  );
 
   it('a worktree job leaves its work in the worktree, not the caller tree', async () => {
     sim.setScript((req) => (req.assistantTurns === 0 ? { toolUse: { name: 'Write', input: { file_path: 'notes.md', content: '# notes\n' } } } : { text: 'Wrote notes.md.' }));

@@ -87,7 +87,7 @@ describe('createVerifier', () => {
       current: () => fakeRecord(1, 5),
       onAttempt: (verification) => updates.push(verification),
     });
-    await v.afterSession();
+    await v.afterSession(true);
     expect(v.failure()).toBeUndefined();
     expect(v.record()).toMatchObject({ passed: true, sandboxed: false, attempts: [{ exit_code: 0 }] });
     expect(v.record().notes?.join(' ')).toContain('never called the Stop hook');
@@ -120,5 +120,24 @@ describe('createVerifier', () => {
     expect(r.attempts[0]?.spent_after).toEqual({ turns: 3, input_tokens: 90, output_tokens: 9, cache_read_input_tokens: 0 });
     expect(r.spent_after_failures?.turns).toBe(3);
     expect(verificationLine(r)).toMatch(/^verify `test -f fixed .*`: failed 2 times of 2 \(fixing after failed checks took 3 turns, 99 tokens\); exit 1; last output: not fixed$/);
+  });
+
+  it('when Claude Code stops waiting for the hook, the session end waits for the running check, and its result decides', async () => {
+    const v = createVerifier({
+      plan: { command: 'sleep 0.5; echo late pass', attempts: 3, timeoutS: 10 },
+      workDir: dir(),
+      sessionEnv: env,
+      sandbox: undefined,
+      signal: never,
+      current: () => fakeRecord(1, 1),
+      onAttempt: () => undefined,
+    });
+    const stop = v.hooks.Stop?.[0]?.hooks[0];
+    if (stop === undefined) throw new Error('no Stop hook');
+    void stop({ hook_event_name: 'Stop' } as never, undefined, { signal: never }); // Claude Code gave up on it
+    await v.afterSession(true);
+    expect(v.failure()).toBeUndefined();
+    expect(v.record()).toMatchObject({ passed: true, attempts: [{ exit_code: 0, output_tail: 'late pass\n' }] });
+    expect(v.record().notes?.join(' ')).toContain('stopped waiting for the Stop hook');
   });
 });

@@ -43,13 +43,18 @@ export interface Verifier {
   readonly hooks: Partial<Record<HookEvent, HookCallbackMatcher[]>>;
   /** Flag-layer settings the hook needs. */
   readonly settings: Pick<FlagSettings, 'disableAllHooks'>;
-  /** After a session that ended on its own: runs the check once if the hook never did. */
-  afterSession(): Promise<void>;
+  /**
+   * After the session, whatever ended it: waits for a check still running (Claude Code may have stopped waiting for
+   * its hook), and, when the session ended on its own (`finished`) and the hook never ran, checks once.
+   */
+  afterSession(finished: boolean): Promise<void>;
   record(): Verification;
   /** The job's error when the check never passed; undefined when it passed. */
   failure(): string | undefined;
 }
 
+const LATE_NOTE =
+  'Claude Code stopped waiting for the Stop hook before the check ended (before 2.1 it cuts every hook at about 60 s, whatever the hook\'s own limit), so the session ended without the result; the last check decided, and the model never saw it';
 const NO_HOOK_NOTE = 'Claude Code never called the Stop hook in this session, so the check ran once after it ended, with no chance for the model to fix a failure';
 
 /** The feedback the model reads when its check fails. */
@@ -91,6 +96,7 @@ export function createVerifier(input: VerifierInput): Verifier {
   const beforeCheck: JobRecord[] = [];
   const notes: string[] = [];
   let hookCalled = false;
+  let running: Promise<VerifyAttempt> | undefined;
   const sandboxed = input.sandbox !== undefined;
   if (sandboxed) notes.push('run in a bubblewrap sandbox with the session sandbox\'s file lists and no network');
 
@@ -138,7 +144,8 @@ export function createVerifier(input: VerifierInput): Verifier {
             async () => {
               hookCalled = true;
               if (passed() || attempts.length >= plan.attempts || input.signal.aborted) return {};
-              const attempt = await check();
+              running = check();
+              const attempt = await running.finally(() => (running = undefined));
               if (attempt.exit_code === 0 || attempts.length >= plan.attempts) return {};
               return { decision: 'block', reason: feedback(plan, attempt, attempts.length) };
             },
@@ -147,8 +154,12 @@ export function createVerifier(input: VerifierInput): Verifier {
       ],
     },
     settings: { disableAllHooks: false },
-    async afterSession() {
-      if (hookCalled || input.signal.aborted) return;
+    async afterSession(finished) {
+      if (running !== undefined) {
+        notes.push(LATE_NOTE);
+        await running;
+      }
+      if (!finished || hookCalled || input.signal.aborted) return;
       notes.push(NO_HOOK_NOTE);
       await check();
     },
