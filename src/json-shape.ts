@@ -9,8 +9,11 @@
  * what is wrong in zod's words, at the first wrong path.
  */
 
+type ShapeType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+
 export interface Shape {
-  readonly type?: 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+  /** A list: any of them (what `z.toJSONSchema` writes for `.nullable()`). */
+  readonly type?: ShapeType | readonly ShapeType[];
   readonly properties?: Readonly<Record<string, Shape>>;
   readonly required?: readonly string[];
   /** A shape: every other property must fit it; `{}` or true: kept unchecked; absent: dropped. */
@@ -38,7 +41,17 @@ class Mismatch extends Error {
 
 const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
-function fits(value: unknown, type: NonNullable<Shape['type']>): boolean {
+/** The type named in a mismatch, as zod names it (a nullable number: "number"). */
+function typeWord(type: ShapeType | readonly ShapeType[]): string {
+  const named = typeof type === 'string' ? type : (type.find((t) => t !== 'null') ?? 'null');
+  return named === 'integer' ? 'int' : named;
+}
+
+function fitsAny(value: unknown, type: ShapeType | readonly ShapeType[]): boolean {
+  return typeof type === 'string' ? fits(value, type) : type.some((t) => fits(value, t));
+}
+
+function fits(value: unknown, type: ShapeType): boolean {
   switch (type) {
     case 'object':
       return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -69,8 +82,8 @@ function check(value: unknown, shape: Shape, path: (string | number)[]): unknown
   if (shape.enum !== undefined && !shape.enum.includes(value as string)) {
     throw new Mismatch(path, `Invalid option: expected one of ${shape.enum.map((v) => JSON.stringify(v)).join('|')}`);
   }
-  if (shape.type !== undefined && !fits(value, shape.type)) {
-    throw new Mismatch(path, `Invalid input: expected ${shape.type === 'integer' ? 'int' : shape.type}, received ${kindOf(value)}`);
+  if (shape.type !== undefined && !fitsAny(value, shape.type)) {
+    throw new Mismatch(path, `Invalid input: expected ${typeWord(shape.type)}, received ${kindOf(value)}`);
   }
   if (typeof value === 'number') {
     if (shape.minimum !== undefined && value < shape.minimum) throw new Mismatch(path, `Too small: expected number to be >=${shape.minimum}`);
@@ -81,7 +94,8 @@ function check(value: unknown, shape: Shape, path: (string | number)[]): unknown
     const items = shape.items;
     return value.map((item, i) => check(item, items, [...path, i]));
   }
-  if (shape.type === 'object') return checkObject(value as Record<string, unknown>, shape, path);
+  const objectShape = shape.type === 'object' || (Array.isArray(shape.type) && shape.type.includes('object'));
+  if (objectShape && fits(value, 'object')) return checkObject(value as Record<string, unknown>, shape, path);
   return value;
 }
 
@@ -91,7 +105,7 @@ function checkObject(value: Record<string, unknown>, shape: Shape, path: (string
   for (const key of shape.required ?? []) {
     if (!Object.hasOwn(value, key)) {
       const wanted = properties[key]?.type;
-      throw new Mismatch([...path, key], `Invalid input: expected ${wanted ?? 'a value'}, received undefined`);
+      throw new Mismatch([...path, key], `Invalid input: expected ${wanted === undefined ? 'a value' : typeWord(wanted)}, received undefined`);
     }
   }
   for (const [key, item] of Object.entries(value)) {

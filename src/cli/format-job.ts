@@ -34,6 +34,7 @@ function worktreeLines(wt: JobFactValues['worktree'], id: string): string[] {
 function forPerson(id: string): FactRenderer {
   return {
     headline: (h) => [`job ${h.id}: ${h.status} ${h.finished ? 'after' : 'for'} ${formatDuration(h.elapsedS)} — ${modelWords(h.model, h.endpoint)}`],
+    verification: (line) => [line],
     endpoint_reason: (reason) => [`endpoint: ${reason}`],
     queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
     work: (w) => {

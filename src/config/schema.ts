@@ -120,6 +120,13 @@ export const defaultsSchema = z.strictObject({
   setting_sources: z.array(z.enum(SETTING_SOURCES)).default(['project', 'local']),
   max_turns: z.number().int().min(1).max(10_000).default(200),
   timeout_s: z.number().min(1).max(86_400).default(1800),
+  /**
+   * The most checks a job's verify command may run (run_agent's verify_attempts asks for fewer, never more).
+   * At most 8: Claude Code ends a session after about 8 Stop-hook blocks in a row whatever the hook says.
+   */
+  max_verify_attempts: z.number().int().min(1).max(8).default(5),
+  /** Each run of a verify command is cut after this many seconds. */
+  verify_timeout_s: z.number().min(1).max(86_400).default(600),
   probe_timeout_s: z.number().min(0.05).max(60).default(2.5),
   /** How long a queued job waits for its model to come back before failing. */
   queue_grace_s: z.number().min(0).max(86_400).default(120),

@@ -23,6 +23,8 @@ export interface SessionRequest {
   readonly onMessage: (message: SDKMessage) => void;
   readonly onStderr: (text: string) => void;
   readonly onSpawn?: (pid: number) => void;
+  /** In-process hook callbacks (the verify command's Stop hook). */
+  readonly hooks?: Options['hooks'];
   /** Overrides the bundled binary (tests of a crashing session). */
   readonly executable?: string | undefined;
 }
@@ -94,6 +96,7 @@ export async function runClaudeSession(request: SessionRequest): Promise<void> {
     abortController: request.abortController,
     spawnClaudeCodeProcess: (spawnOptions) => spawnInGroup(spawnOptions, request),
     ...(request.resume ? { resume: request.resume } : {}),
+    ...(request.hooks ? { hooks: request.hooks } : {}),
     ...(request.executable ? { pathToClaudeCodeExecutable: request.executable } : {}),
   };
   for await (const message of query({ prompt: request.prompt, options })) {

@@ -27,6 +27,8 @@ export interface RunEnd {
   readonly lastBackendError: BackendErrorEvent | undefined;
   /** The sandbox the user asked for cannot run here: the session was never started. */
   readonly sandboxProblem?: string;
+  /** The job's verify command never passed (src/jobs/verify/): why, in words. */
+  readonly verifyFailure?: string | undefined;
 }
 
 export interface FinalStatus {
@@ -45,6 +47,7 @@ function statusOf(end: RunEnd): FinalStatus {
     const stderr = end.lastStderr ? ` (last stderr line: ${end.lastStderr.slice(0, 500)})` : '';
     return { status: 'failed', error: `Claude Code ended with an error: ${errorMessage(end.sessionError)}${stderr}` };
   }
+  if (end.verifyFailure !== undefined) return { status: 'failed', error: end.verifyFailure };
   if (end.finished) return { status: 'succeeded', error: undefined };
   return { status: 'failed', error: 'Claude Code exited without a result' };
 }

@@ -7,6 +7,7 @@ import { git } from './git.js';
 import { jobListRow, type JobListRow } from './job-facts.js';
 import type { JobManager } from './job-manager.js';
 import { FINISHED, type JobRecord } from './job-record.js';
+import { verificationLine } from './verify/record.js';
 
 export const TAIL_LINES = 80;
 
@@ -23,6 +24,8 @@ export interface JobDetail {
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
+  /** The verify command's line, as job_status and `localagents show` lead with it. */
+  readonly verification: string | undefined;
 }
 
 async function liveDiffstat(workDir: string): Promise<Diffstat | undefined> {
@@ -45,5 +48,5 @@ export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: stri
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobListRow(record), usage, record, tail, diffstat };
+  return { row: jobListRow(record), usage, record, tail, diffstat, verification: record.verification ? verificationLine(record.verification) : undefined };
 }

@@ -12,6 +12,7 @@
 import { inFlightLine } from './in-flight-line.js';
 import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type OutageRecord, type JobStatus, type WorktreeInfo } from './job-record.js';
 import { describeSandboxRecord } from './sandbox/record.js';
+import { verificationLine } from './verify/record.js';
 import { outageWords } from '../shim/outage-hold.js';
 
 export interface JobFactValues {
@@ -24,6 +25,8 @@ export interface JobFactValues {
     readonly model: string | undefined;
     readonly endpoint: string | undefined;
   };
+  /** The verify command's outcome, what every view leads with ("verify `npm test`: passed on attempt 2 of 3"). */
+  readonly verification: string;
   /** Why this endpoint (pinned, preferred, warm cache, most free capacity…). */
   readonly endpoint_reason: string;
   readonly queue: { readonly position: number; readonly waitingFor: string };
@@ -67,6 +70,7 @@ export type JobFacts = { readonly [K in FactKey]?: JobFactValues[K] } & Pick<Job
 /** The order every rendering follows. */
 export const FACT_ORDER: readonly FactKey[] = [
   'headline',
+  'verification',
   'endpoint_reason',
   'queue',
   'work',
@@ -99,6 +103,7 @@ export function jobFacts(record: JobRecord, usageLine?: string, now: Date = new 
   const lastError = record.backend_errors?.at(-1);
   const media = record.media_replaced;
   const facts: { -readonly [K in FactKey]?: JobFactValues[K] } = {
+    verification: record.verification && verificationLine(record.verification),
     endpoint_reason: record.model.endpoint_reason,
     queue: record.queue && { position: record.queue.position, waitingFor: record.queue.waiting_for },
     usage: usageLine,

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ISOLATIONS, JOB_STATUSES } from './job-record.js';
 import { sandboxRecordSchema } from './sandbox/record-schema.js';
+import { verificationSchema } from './verify/record-schema.js';
 
 export const usageSchema = z.object({
   input_tokens: z.number(),
@@ -156,6 +157,8 @@ export const jobRecordSchema = z.object({
   setting_sources: z.array(z.string()).optional(),
   /** Claude Code's sandbox around the session's Bash: policy, escape hatches, refusals. */
   sandbox: sandboxRecordSchema.optional(),
+  /** The verify command the job had to pass before it could end: each check, and what fixing cost. */
+  verification: verificationSchema.optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** Start-time token of that process, so a reused PID is never signalled. */

@@ -579,6 +579,118 @@ export const JOB_RECORD_SHAPE: Shape = {
         "unsandboxed_commands"
       ]
     },
+    "verification": {
+      "type": "object",
+      "properties": {
+        "command": {
+          "type": "string"
+        },
+        "passed": {
+          "type": "boolean"
+        },
+        "max_attempts": {
+          "type": "number"
+        },
+        "timeout_s": {
+          "type": "number"
+        },
+        "sandboxed": {
+          "type": "boolean"
+        },
+        "attempts": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "started_at": {
+                "type": "string"
+              },
+              "exit_code": {
+                "type": [
+                  "number",
+                  "null"
+                ]
+              },
+              "duration_ms": {
+                "type": "number"
+              },
+              "output_tail": {
+                "type": "string"
+              },
+              "timed_out": {
+                "type": "boolean"
+              },
+              "spent_after": {
+                "type": "object",
+                "properties": {
+                  "turns": {
+                    "type": "number"
+                  },
+                  "input_tokens": {
+                    "type": "number"
+                  },
+                  "output_tokens": {
+                    "type": "number"
+                  },
+                  "cache_read_input_tokens": {
+                    "type": "number"
+                  }
+                },
+                "required": [
+                  "turns",
+                  "input_tokens",
+                  "output_tokens",
+                  "cache_read_input_tokens"
+                ]
+              }
+            },
+            "required": [
+              "started_at",
+              "exit_code",
+              "duration_ms",
+              "output_tail"
+            ]
+          }
+        },
+        "spent_after_failures": {
+          "type": "object",
+          "properties": {
+            "turns": {
+              "type": "number"
+            },
+            "input_tokens": {
+              "type": "number"
+            },
+            "output_tokens": {
+              "type": "number"
+            },
+            "cache_read_input_tokens": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "turns",
+            "input_tokens",
+            "output_tokens",
+            "cache_read_input_tokens"
+          ]
+        },
+        "notes": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "command",
+        "passed",
+        "max_attempts",
+        "timeout_s",
+        "sandboxed",
+        "attempts"
+      ]
+    },
     "claude_pid": {
       "type": "number"
     },

@@ -30,6 +30,8 @@ import { sameModelRule } from './same-model.js';
 import type { JobSettings } from './run-request.js';
 import { buildSessionEnv, compactionWarning } from './session-env.js';
 import { openJobSandbox, type JobSandbox } from './sandbox/job-sandbox.js';
+import { verificationLine } from './verify/record.js';
+import { createVerifier, type Verifier } from './verify/verifier.js';
 import { finishWorktree, type PreparedWorktree } from './worktree.js';
 
 export interface RunDeps {
@@ -69,6 +71,7 @@ interface Opened {
   route?: OpenRoute;
   settingsFile?: SettingsFile;
   sandbox?: JobSandbox;
+  verifier?: Verifier;
   timer?: NodeJS.Timeout;
   metricsBefore?: Promise<MetricsSnapshot | undefined>;
 }
@@ -94,7 +97,28 @@ function noteUnwritable(job: PlacedJob, log: Logger): void {
 
 type SessionOutcome = Pick<RunEnd, 'sessionError' | 'lastStderr' | 'sandboxProblem'>;
 
-async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string, string>, settingsPath: string, run: RunTracker, sandbox: JobSandbox): Promise<SessionOutcome> {
+/** The job's verify command, when it has one: checks at each stop, each one in the record and the transcript. */
+function openVerifier(job: PlacedJob, run: RunTracker, sessionEnv: Record<string, string>, sandbox: JobSandbox): Verifier | undefined {
+  const plan = job.settings.verify;
+  if (plan === undefined) return undefined;
+  const verifier = createVerifier({
+    plan,
+    workDir: job.workDir,
+    sessionEnv,
+    sandbox: 'sandbox' in sandbox.settings ? sandbox.settings.sandbox : undefined,
+    signal: job.abort.signal,
+    current: () => job.record,
+    onAttempt: (verification, attempt) => {
+      run.update({ verification });
+      run.line(`${attempt.started_at} check ${verification.attempts.length} of ${plan.attempts}: exit ${attempt.exit_code ?? (attempt.timed_out ? 'cut at the time limit' : 'by signal')} after ${attempt.duration_ms} ms`);
+      run.scheduleSave();
+    },
+  });
+  run.update({ verification: verifier.record() });
+  return verifier;
+}
+
+async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string, string>, settingsPath: string, run: RunTracker, sandbox: JobSandbox, verifier: Verifier | undefined): Promise<SessionOutcome> {
   let lastStderr: string | undefined;
   try {
     await runClaudeSession({
@@ -109,6 +133,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
       systemPromptAppend: job.settings.systemPromptAppend,
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
+      hooks: verifier?.hooks,
       abortController: job.abort,
       executable: claude.path,
       onSpawn: (pid) => {
@@ -127,8 +152,10 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
         for (const l of sandbox.watch(message)) run.line(l);
       },
     });
+    await verifier?.afterSession(run.progress.finished && run.progress.error === undefined);
     return { lastStderr };
   } catch (err) {
+    await verifier?.afterSession(false);
     return { sessionError: err, lastStderr };
   }
 }
@@ -170,14 +197,19 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   const sandbox = await openJobSandbox({ settings: job.settings, workDir: job.workDir, tree: job.worktree?.path ?? job.workDir, sessionEnv, stateDir: deps.stateDir, claudePath: claude?.path });
   opened.sandbox = sandbox;
   run.update({ sandbox: sandbox.record() });
-  opened.settingsFile = await writeSettingsFile({ ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))), ...sandbox.settings });
+  opened.verifier = openVerifier(job, run, sessionEnv, sandbox);
+  opened.settingsFile = await writeSettingsFile({
+    ...pinnedSettings(pinnedEnv(sessionEnv, overrides), deniedFrontDoors(await httpFrontDoorPorts(deps.stateDir))),
+    ...sandbox.settings,
+    ...opened.verifier?.settings,
+  });
   perJobValues.push({ name: '{job-settings}', value: dirname(opened.settingsFile.path) }, { name: '{job-temp}', value: sandbox.tempDir ?? '' });
   if (sandbox.problem !== undefined) {
     run.line(`not started: ${sandbox.problem}`);
     return { sandboxProblem: sandbox.problem };
   }
   if (claude === undefined) return { sessionError: new Error(NO_CLAUDE_CODE) };
-  return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox);
+  return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox, opened.verifier);
 }
 
 /** The final record: status, result, metrics delta and the worktree's outcome. */
@@ -188,8 +220,11 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     resultError: run.progress.error,
     finished: run.progress.finished,
     lastBackendError: run.lastBackendError(),
+    verifyFailure: opened.verifier?.failure(),
     ...outcome,
   });
+  const verification = opened.verifier?.record();
+  if (verification !== undefined) run.line(verificationLine(verification));
   run.stop();
   run.line(`${new Date().toISOString()} job ${status}${error ? `: ${error}` : ''}`);
   const before = await opened.metricsBefore;
@@ -213,6 +248,7 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     worktree,
     warnings,
     sandbox: opened.sandbox?.record(),
+    ...(verification === undefined ? {} : { verification }),
     ...(outcome.sandboxProblem === undefined ? {} : { error_code: 'sandbox_unavailable' as const }),
   });
 }

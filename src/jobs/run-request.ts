@@ -10,6 +10,7 @@ import { BadArgumentError } from '../errors.js';
 import type { Isolation } from './job-record.js';
 import { sandboxPolicy, type SandboxPolicy, type SandboxRequest } from './sandbox/policy.js';
 import { worktreeSource } from './worktree.js';
+import type { VerifyPlan } from './verify/verifier.js';
 import { SERVER_SIDE_TOOLS_NOTE, withServerSideTools } from './server-side-tools.js';
 
 export interface RunRequest {
@@ -26,6 +27,9 @@ export interface RunRequest {
   readonly timeoutS?: number | undefined;
   /** Only ever stricter than models.yaml's defaults.sandbox. */
   readonly sandbox?: SandboxRequest | undefined;
+  /** A command that must exit 0 before the job may end (see src/jobs/verify/). */
+  readonly verify?: string | undefined;
+  readonly verifyAttempts?: number | undefined;
 }
 
 export interface JobSettings {
@@ -53,6 +57,22 @@ export interface JobSettings {
   readonly sandbox: SandboxPolicy;
   /** models.yaml and its sidecar, and every endpoint's api_key_env: what a sandboxed session may not read. */
   readonly secrets: { readonly files: readonly string[]; readonly variables: readonly string[] };
+  readonly verify: VerifyPlan | undefined;
+}
+
+/** How often the check may run: the caller's wish (default 3), never above defaults.max_verify_attempts. */
+export function verifyPlan(request: RunRequest, d: Config['defaults']): VerifyPlan | undefined {
+  if (request.verify === undefined) {
+    if (request.verifyAttempts !== undefined) throw new BadArgumentError('verify_attempts', 'verify_attempts needs verify: the command whose attempts it counts');
+    return undefined;
+  }
+  const attempts = request.verifyAttempts ?? Math.min(3, d.max_verify_attempts);
+  if (!Number.isInteger(attempts) || attempts < 1 || attempts > d.max_verify_attempts) {
+    throw new BadArgumentError('verify_attempts', `verify_attempts ${attempts} is outside 1..${d.max_verify_attempts} (defaults.max_verify_attempts in models.yaml)`, {
+      hint: `Ask for at most ${d.max_verify_attempts}; only models.yaml can raise the limit.`,
+    });
+  }
+  return { command: request.verify, attempts, timeoutS: d.verify_timeout_s };
 }
 
 /** A real directory, symlinks resolved: the session and the worktree both see the same path. */
@@ -117,5 +137,6 @@ export async function settleSettings(
       files: [config.path, config.sidecarPath].filter((f) => f !== undefined),
       variables: config.endpoints.map((e) => e.api_key_env).filter((v) => v !== undefined),
     },
+    verify: verifyPlan(request, d),
   };
 }

@@ -27,6 +27,7 @@ export function jobView(record: JobRecord): Record<string, unknown> {
 /** Every fact, worded for the calling model. */
 const FOR_MODEL: FactRenderer = {
   headline: (h) => [`job ${h.id}: ${h.status} after ${formatDuration(h.elapsedS)} — ${h.model ?? 'model pending'}${h.endpoint ? ` on ${h.endpoint}` : ''}`],
+  verification: (line) => [line],
   endpoint_reason: (reason) => [`endpoint: ${reason}`],
   queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
   work: (w) => [
@@ -60,6 +61,7 @@ const FOR_MODEL: FactRenderer = {
 export function jobSummary(record: JobRecord, usageLine?: string): string {
   const lines = renderFacts(jobFacts(record, usageLine), FOR_MODEL);
   if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
+  else if (record.status === 'succeeded' && record.verification?.passed) lines.push('Its check passed: read the diff for what the check does not cover.');
   else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
   return lines.join('\n');
 }

@@ -76,6 +76,12 @@ export function usageTotalLines(report: UsageReport): string[] {
     `estimate vs ${c.model} (${chosen}; prices ${c.pricesFrom}): the succeeded jobs' tokens would cost ${estimateUsd(t.estimate.anthropicUsd)} there; ` +
       `delegating cost the caller ${estimateUsd(t.estimate.callerUsd)} (${compactCount(t.estimate.callerReadTokens)} tokens read, ${compactCount(t.estimate.callerWrittenTokens)} written, ` +
       `at ${CALLER_BYTES_PER_TOKEN} bytes a token); saved ${estimateUsd(t.estimate.savedUsd)}`,
+    ...(t.verify.jobs === 0
+      ? []
+      : [
+          `verify: ${t.verify.jobs} jobs had a check, ${t.verify.passed} passed it; fixing after failed checks took the local models ${t.verify.fixTurns} turns and ` +
+            `${compactCount(t.verify.fixTokens)} tokens (the review-and-redelegate rounds the caller did not do)`,
+        ]),
   ];
 }
 

@@ -49,9 +49,18 @@ export interface JobUsage {
   readonly promptTokensPerS: readonly number[];
   readonly generationTokensPerS: readonly number[];
   readonly caller: CallerBytes;
+  /** The job's verify command: whether it passed, and the turns and tokens spent fixing after failed checks. */
+  readonly verify: { readonly passed: boolean; readonly fixTurns: number; readonly fixTokens: number } | undefined;
   /** Lines of requests.jsonl or caller.jsonl that could not be read, and whether one of them ends mid-line. */
   readonly unreadableLines: number;
   readonly halfWritten: boolean;
+}
+
+function verifyUsage(record: JobRecord): JobUsage['verify'] {
+  const v = record.verification;
+  if (v === undefined) return undefined;
+  const spent = v.spent_after_failures;
+  return { passed: v.passed, fixTurns: spent?.turns ?? 0, fixTokens: spent === undefined ? 0 : spent.input_tokens + spent.cache_read_input_tokens + spent.output_tokens };
 }
 
 export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'requests' | 'caller'>): Promise<JobUsage> {
@@ -102,6 +111,7 @@ export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'req
     promptTokensPerS: promptSpeeds,
     generationTokensPerS: generationSpeeds,
     caller,
+    verify: verifyUsage(record),
     unreadableLines: unreadable + requestVisit.tooLong + callerVisit.tooLong,
     halfWritten: requestVisit.halfWritten || callerVisit.halfWritten,
   };

@@ -22,6 +22,8 @@ export interface UsageRow {
   /** cached / (cached + evaluated + written); undefined without prompt tokens. */
   readonly cacheReuse: number | undefined;
   readonly gpuMs: number;
+  /** Jobs with a verify command, how many passed, and the turns and tokens the local model spent after failed checks. */
+  readonly verify: { readonly jobs: number; readonly passed: number; readonly fixTurns: number; readonly fixTokens: number };
   readonly medianPromptTokensPerS: number | undefined;
   readonly medianGenerationTokensPerS: number | undefined;
   readonly estimate: {
@@ -98,6 +100,7 @@ class RowSum {
   callerUsd = 0;
   callerRead = 0;
   callerWritten = 0;
+  verify = { jobs: 0, passed: 0, fixTurns: 0, fixTokens: 0 };
 
   add(job: JobUsage, prices: ModelPrices): void {
     if (job.status === 'succeeded') this.succeeded++;
@@ -117,6 +120,12 @@ class RowSum {
     this.callerUsd += callerCostUsd(job.caller, prices);
     this.callerRead += callerTokens(job.caller.resultBytes);
     this.callerWritten += callerTokens(job.caller.argsBytes);
+    if (job.verify !== undefined) {
+      this.verify.jobs++;
+      if (job.verify.passed) this.verify.passed++;
+      this.verify.fixTurns += job.verify.fixTurns;
+      this.verify.fixTokens += job.verify.fixTokens;
+    }
   }
 
   row(key: string): UsageRow {
@@ -132,6 +141,7 @@ class RowSum {
       output: this.output,
       cacheReuse: prompt > 0 ? this.cached / prompt : undefined,
       gpuMs: Math.round(this.gpuMs),
+      verify: { ...this.verify },
       medianPromptTokensPerS: median(this.promptSpeeds),
       medianGenerationTokensPerS: median(this.generationSpeeds),
       estimate: {

@@ -84,6 +84,8 @@ function evidence(facts: JobFacts, key: FactKey): string[] {
       const w = facts.work;
       return [`turns ${w.turns}`, `tool calls ${w.toolCalls}`, `model requests ${w.requests}`, `tokens in ${formatCount(w.tokens.input)}`, `out ${formatCount(w.tokens.output)}`];
     }
+    case 'verification':
+      return [facts.verification ?? ''];
     case 'endpoint_reason':
       return [facts.endpoint_reason ?? ''];
     case 'queue':

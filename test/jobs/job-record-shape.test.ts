@@ -26,6 +26,12 @@ describe('the job record shape', () => {
     in_flight: [{ request: 2, started_at: 'x', phase: 'generating', output_tokens: 5, output_tokens_exact: false, silent_s: 0, flags: [{ kind: 'silent', message: 'm' }] }],
     worktree: { path: '/w', branch: 'b', base_commit: 'c', kept: true, diffstat: '', commits: 1, commands: { merge: 'git merge b' }, warnings: [] },
     sandbox: { enabled: true, strict: false, allow_write: [], allow_read: [], allowed_domains: ['x.org'], unsandboxed_commands: [] },
+    // exit_code is nullable: the generated shape lists two types for it.
+    verification: {
+      command: 'npm test', passed: true, max_attempts: 3, timeout_s: 600, sandboxed: true,
+      attempts: [{ started_at: 'a', exit_code: null, duration_ms: 5, output_tail: 'cut', timed_out: true }, { started_at: 'b', exit_code: 0, duration_ms: 5, output_tail: 'ok' }],
+    },
+    outages: [{ endpoint: 'gpu', started_at: 'a', ended_at: 'b', saw: ['is loading its model'], outcome: 'served again' }],
   };
   const cases: Array<[string, unknown]> = [
     ['a bad status', { ...good, status: 'done' }],
@@ -35,6 +41,8 @@ describe('the job record shape', () => {
     ['a bad nested enum', { ...good, in_flight: [{ ...good.in_flight[0], phase: 'thinking' }] }],
     ['a number in a string record', { ...good, worktree: { ...good.worktree, commands: { merge: 3 } } }],
     ['an array for an object', { ...good, model: [] }],
+    ['a string for a nullable number', { ...good, verification: { ...good.verification, attempts: [{ ...good.verification.attempts[0], exit_code: '1' }] } }],
+    ['a bad outage outcome', { ...good, outages: [{ ...good.outages[0], outcome: 'fine' }] }],
     ['not an object', 'job'],
   ];
 

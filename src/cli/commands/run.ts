@@ -33,6 +33,8 @@ interface RunOptions {
   maxTurns?: string;
   timeout?: string;
   sandbox?: SandboxRequest;
+  verify?: string;
+  verifyAttempts?: string;
 }
 
 type Mode = 'tty' | 'plain' | 'quiet' | 'json';
@@ -131,6 +133,7 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
   }
   const maxTurns = positive(opts.maxTurns, '--max-turns', true);
   const timeoutS = positive(opts.timeout, '--timeout', false);
+  const verifyAttempts = positive(opts.verifyAttempts, '--verify-attempts', true);
   const mode: Mode = opts.json ? 'json' : (opts.follow ?? term.isTty) ? (term.isTty ? 'tty' : 'plain') : 'quiet';
   let display: RunDisplay = mode === 'json' ? quietDisplay(printNote) : quietDisplay(print);
   if (mode === 'tty') display = ttyDisplay(term);
@@ -148,6 +151,8 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
       maxTurns,
       timeoutS,
       sandbox: opts.sandbox,
+      verify: opts.verify,
+      verifyAttempts,
     });
     const startLine = `job ${started.id} started (${started.status}); transcript: ${app.jobPaths(started.id).transcript}`;
     if (mode === 'json') printNote(startLine);
@@ -169,6 +174,8 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option('--cwd <dir>', 'working directory of the job (default: the current directory)')
     .addOption(new Option('--isolation <kind>', 'none: work in --cwd; worktree: a fresh git worktree on branch local-agent/<job>, kept if anything changed').choices(ISOLATIONS))
     .addOption(new Option('--sandbox <level>', 'strict: sandboxed with none of models.yaml\'s escape hatches, even where it turned the sandbox off (loosening is models.yaml\'s defaults.sandbox, never an option)').choices(SANDBOX_REQUESTS))
+    .option('--verify <command>', 'a shell command (run in the job\'s tree, sandboxed like its Bash) that must exit 0 before the job may end; its failures go back to the model')
+    .option('--verify-attempts <n>', 'how many times the check may run (default 3, at most defaults.max_verify_attempts)')
     .option('--max-turns <n>', 'stop after this many model turns')
     .option('--timeout <seconds>', 'stop the job after this long (default from models.yaml, 1800)')
     .option('--follow', 'show progress while the job runs (default when stdout is a terminal)')
@@ -187,6 +194,7 @@ Examples:
   localagents run "Add a --verbose flag to src/cli.ts; run npm test; report what changed"
   localagents run --isolation worktree --model qwen3.8-27b "Write tests for src/parse.ts"
   localagents run - --no-follow < brief.md
+  localagents run --verify "npm test" "Add a --json flag to src/cli.ts and a test for it"
   localagents run --json "Fix the failing test in test/a.test.ts" | jq .status`)
     .action((task: string, opts: RunOptions) => runJob(ctx, program.opts<GlobalOptions>().config, task, opts));
 }

@@ -67,6 +67,7 @@ export function createJobPage({ fetchJson }) {
     byId('job-task').textContent = r.task_preview;
     const outcome = [];
     if (detail.row.waiting_for_server) outcome.push(el('p', { class: 'warn', id: 'job-outage' }, `Waiting for the model server: ${detail.row.waiting_for_server}.`));
+    if (detail.verification) outcome.push(el('p', { class: r.verification?.passed ? 'verify passed' : 'verify' }, detail.verification));
     if (r.queue) outcome.push(el('p', { class: 'muted' }, `Queued at position ${r.queue.position}, waiting for ${r.queue.waiting_for}.`));
     if (r.result) outcome.push(el('h3', {}, 'Result'), el('pre', { class: 'result' }, r.result));
     if (r.error) outcome.push(el('pre', { class: 'error' }, r.error));

@@ -57,6 +57,17 @@ export const runAgentInput = {
   system_prompt_append: z.string().max(100_000).optional().describe('Extra instructions appended after the delegate suffix from models.yaml.'),
   resume_job: jobRefField('Continue this earlier job\'s Claude Code session (same model, same cwd) with `task` as the next message.').optional(),
   timeout_s: z.number().min(1).optional().describe(`Stop the job after this many seconds (default from models.yaml, 1800; at most ${JOB_TIMEOUT_CAP_S}).`),
+  verify: z
+    .string()
+    .min(1)
+    .max(10_000)
+    .refine((c) => c.trim() !== '', { message: 'is only whitespace; give the shell command that checks the work, e.g. "npm test"' })
+    .optional()
+    .describe(
+      'A shell command that must exit 0 before the job may end, e.g. "npm test". It runs in the job\'s tree (the worktree for isolation "worktree"), sandboxed like the session\'s Bash, whenever the model tries to finish; ' +
+        'a failure\'s output goes back to the model, which goes on fixing. The job ends failed if it never passes. The record\'s `verification` says what each check did.',
+    ),
+  verify_attempts: z.number().int().min(1).optional().describe('How many times the verify command may run (default 3; at most defaults.max_verify_attempts in models.yaml, 5 unless the user changed it).'),
   // The only value makes the sandbox stricter; anything else is refused in words, so a loosening cannot even be asked for.
   sandbox: z
     .enum(SANDBOX_REQUESTS, { error: (issue) => `${JSON.stringify(issue.input)} is not accepted: a tool call may only make the sandbox stricter. ${SANDBOX_REQUEST_WORDS}` })
@@ -95,6 +106,8 @@ export function registerRunAgent(server: McpServer, app: App): void {
         resumeJob: args.resume_job === undefined ? undefined : await resolveJobArg(app, args.resume_job, 'resume_job'),
         timeoutS: timeout?.value,
         sandbox: args.sandbox,
+        verify: args.verify,
+        verifyAttempts: args.verify_attempts,
       });
       if (wait.value > 0 && !FINISHED.has(record.status)) record = await app.jobs.wait(record.id, wait.value);
       const applied = [wait.applied, maxTurns?.applied, timeout?.applied];
