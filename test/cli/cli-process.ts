@@ -35,6 +35,8 @@ function collect(command: string, args: readonly string[], options: CliOptions):
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  // A command that never reads its input may exit before it is written: EPIPE then says nothing about the CLI.
+  child.stdin?.on('error', () => undefined);
   child.stdin?.end(options.input ?? '');
   const result = new Promise<CliResult>((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
