@@ -5,11 +5,10 @@
  * Pure: records in, text out.
  */
 import { formatCount, formatDuration } from '../jobs/amounts.js';
-import { backendErrorLine, jobFacts, outageLine, jobListRow, mediaLine, renderFacts, type FactRenderer, type JobFactValues } from '../jobs/job-facts.js';
+import { jobFacts, jobListRow, renderFacts, SHARED_WORDS, type FactRenderer, type JobFactValues } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
-import { explanationText } from '../shim/translate/error-catalogue.js';
 
 const modelWords = (model: string | undefined, endpoint: string | undefined): string => `${model ?? 'model not chosen yet'}${endpoint ? ` on ${endpoint}` : ''}`;
 
@@ -33,27 +32,14 @@ function worktreeLines(wt: JobFactValues['worktree'], id: string): string[] {
 /** Every fact, worded for a person at a terminal (the worktree's review line needs the job id). */
 function forPerson(id: string): FactRenderer {
   return {
+    ...SHARED_WORDS,
     headline: (h) => [`job ${h.id}: ${h.status} ${h.finished ? 'after' : 'for'} ${formatDuration(h.elapsedS)} — ${modelWords(h.model, h.endpoint)}`],
-    verification: (line) => [line],
-    endpoint_reason: (reason) => [`endpoint: ${reason}`],
-    queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
     work: (w) => {
       const cached = w.tokens.cached > 0 ? ` (+${formatCount(w.tokens.cached)} cached)` : '';
       return [`turns ${w.turns} · tool calls ${w.toolCalls} · model requests ${w.requests} · tokens in ${formatCount(w.tokens.input)}${cached}, out ${formatCount(w.tokens.output)}`];
     },
-    usage: (line) => [line],
-    last_activity: (what) => [`last activity: ${what}`],
-    outage_wait: (words) => [`waiting for the model server: ${words}`],
-    in_flight: (lines) => lines,
-    outages: (list) => list.map(outageLine),
-    backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
-    result: (result) => [`result: ${result}`],
     error: (e) => [`error: ${e.message}`],
-    files: (files) => [`files touched: ${files.join(', ')}`],
-    media: (m) => [mediaLine(m)],
-    sandbox: (s) => [`sandbox: ${s}`],
     worktree: (wt) => worktreeLines(wt, id),
-    warnings: (warnings) => warnings.map((w) => `warning: ${w}`),
     logs: (dir) => [`logs: ${dir}`],
     resumable: (r) => [`continue it: in Claude Code, ask Claude to resume localagents job ${r.id}`],
   };

@@ -14,6 +14,7 @@ import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest,
 import { describeSandboxRecord } from './sandbox/record.js';
 import { verificationLine } from './verify/record.js';
 import { outageWords } from '../shim/outage-hold.js';
+import { explanationText } from '../shim/translate/error-catalogue.js';
 
 export interface JobFactValues {
   readonly headline: {
@@ -146,17 +147,17 @@ export function renderFacts(facts: JobFacts, renderer: FactRenderer): string[] {
 }
 
 /** The last backend error in one line, the same for every audience. */
-export function backendErrorLine(e: JobFactValues['backend_error']): string {
+function backendErrorLine(e: JobFactValues['backend_error']): string {
   const which = e.count === 1 ? 'the only one' : `${e.count} recorded`;
   return `last backend error (${which}), request ${e.last.request ?? '?'} at ${e.last.at.slice(11, 19)}, HTTP ${e.last.status}: ${e.last.message}`;
 }
 
 /** One outage the job waited through, the same for every audience. */
-export function outageLine(o: OutageRecord): string {
+function outageLine(o: OutageRecord): string {
   return `outage of ${o.endpoint} ${o.started_at.slice(11, 19)}–${o.ended_at.slice(11, 19)} (${o.outcome}): it ${o.saw.join(', then ')}`;
 }
 
-export function mediaLine(m: JobFactValues['media']): string {
+function mediaLine(m: JobFactValues['media']): string {
   const failed = m.documentsFailed > 0 ? ` (${m.documentsFailed} could not be read)` : '';
   return `media turned into text for the model: ${m.images} images, ${m.documentsExtracted + m.documentsFailed} documents${failed}`;
 }
@@ -219,3 +220,24 @@ export function jobListRow(record: JobRecord): JobListRow {
     error: record.error?.slice(0, 300),
   };
 }
+
+/**
+ * The facts both audiences read in the same words; each renderer spreads these and words the rest
+ * (the headline, the work line, the error's next step, the worktree, the logs, how to resume) its own way.
+ */
+export const SHARED_WORDS = {
+  verification: (line) => [line],
+  endpoint_reason: (reason) => [`endpoint: ${reason}`],
+  queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
+  usage: (line) => [line],
+  last_activity: (what) => [`last activity: ${what}`],
+  outage_wait: (words) => [`waiting for the model server: ${words}`],
+  in_flight: (lines) => lines,
+  outages: (list) => list.map(outageLine),
+  backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
+  result: (result) => [`result: ${result}`],
+  files: (files) => [`files touched: ${files.join(', ')}`],
+  media: (m) => [mediaLine(m)],
+  sandbox: (s) => [`sandbox: ${s}`],
+  warnings: (warnings) => warnings.map((w) => `warning: ${w}`),
+} satisfies Partial<FactRenderer>;

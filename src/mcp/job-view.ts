@@ -4,11 +4,10 @@
  * make. A person reads the same facts through cli/format-job.ts.
  */
 import { formatCount, formatDuration } from '../jobs/amounts.js';
-import { backendErrorLine, jobFacts, outageLine, mediaLine, renderFacts, type FactRenderer } from '../jobs/job-facts.js';
+import { jobFacts, renderFacts, SHARED_WORDS, type FactRenderer } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
-import { explanationText } from '../shim/translate/error-catalogue.js';
 
 /** The record's error with the next step for the calling Claude: the call that resumes it, or what to tell the user. */
 function errorForModel(record: JobRecord): string | undefined {
@@ -26,24 +25,12 @@ export function jobView(record: JobRecord): Record<string, unknown> {
 
 /** Every fact, worded for the calling model. */
 const FOR_MODEL: FactRenderer = {
+  ...SHARED_WORDS,
   headline: (h) => [`job ${h.id}: ${h.status} after ${formatDuration(h.elapsedS)} — ${h.model ?? 'model pending'}${h.endpoint ? ` on ${h.endpoint}` : ''}`],
-  verification: (line) => [line],
-  endpoint_reason: (reason) => [`endpoint: ${reason}`],
-  queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
   work: (w) => [
     `turns ${w.turns}, tool calls ${w.toolCalls}, model requests ${w.requests}, tokens in ${formatCount(w.tokens.input)} (+${formatCount(w.tokens.cached)} cached), out ${formatCount(w.tokens.output)}`,
   ],
-  usage: (line) => [line],
-  last_activity: (what) => [`last activity: ${what}`],
-  outage_wait: (words) => [`waiting for the model server: ${words}`],
-  in_flight: (lines) => lines,
-  outages: (list) => list.map(outageLine),
-  backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
-  result: (result) => [`result: ${result}`],
   error: (e) => [`error: ${e.code === 'model_unavailable' ? `${e.message} ${UNAVAILABLE_FOR_MODEL}` : e.message}`],
-  files: (files) => [`files touched: ${files.join(', ')}`],
-  media: (m) => [mediaLine(m)],
-  sandbox: (s) => [`sandbox: ${s}`],
   worktree: (wt) =>
     wt.kept
       ? [
@@ -52,7 +39,6 @@ const FOR_MODEL: FactRenderer = {
           ...Object.entries(wt.commands).map(([what, command]) => `${what}: ${command}`),
         ]
       : [`worktree: nothing changed, so ${wt.path} and branch ${wt.branch} were removed`],
-  warnings: (warnings) => warnings.map((w) => `warning: ${w}`),
   logs: (dir) => [`logs: ${dir} (transcript.txt, events.jsonl, requests.jsonl)`],
   resumable: (r) => [`Continue it with run_agent(resume_job="${r.id}", task="…").`],
 };
