@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { query, type Options, type SDKMessage, type SpawnOptions, type SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
+import { signalGroup, stopGroup } from '../coord/process-group.js';
 
 export interface SessionRequest {
   readonly prompt: string;
@@ -60,16 +61,10 @@ function spawnInGroup(options: SpawnOptions, request: SessionRequest): SpawnedPr
   if (child.pid !== undefined) request.onSpawn?.(child.pid);
   const guard = child.pid === undefined ? undefined : startOrphanGuard(child.pid);
   const killGroup = (signal: NodeJS.Signals): void => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, signal);
-    } catch {
-      // ESRCH: the group is already gone
-    }
+    if (child.pid !== undefined) signalGroup(child.pid, signal);
   };
   const hardStop = (): void => {
-    killGroup('SIGTERM');
-    setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+    if (child.pid !== undefined) stopGroup(child.pid, KILL_GRACE_MS);
   };
   options.signal.addEventListener('abort', hardStop, { once: true });
   request.abortController.signal.addEventListener('abort', () => setTimeout(hardStop, 2500).unref(), { once: true });

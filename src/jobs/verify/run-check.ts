@@ -4,6 +4,7 @@
  * output kept, however much it prints.
  */
 import { spawn } from 'node:child_process';
+import { signalGroup, stopGroup } from '../../coord/process-group.js';
 import { redactSecrets } from '../../secrets/redact.js';
 import type { VerifyAttempt } from './record.js';
 
@@ -56,16 +57,10 @@ export function runCheck(run: CheckRun): Promise<Omit<VerifyAttempt, 'spent_afte
     const child = spawn(program ?? '/bin/sh', args, { cwd: run.cwd, env: run.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let timedOut = false;
     const killGroup = (signal: NodeJS.Signals): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-        // ESRCH: already gone
-      }
+      if (child.pid !== undefined) signalGroup(child.pid, signal);
     };
     const stop = (): void => {
-      killGroup('SIGTERM');
-      setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+      if (child.pid !== undefined) stopGroup(child.pid, KILL_GRACE_MS);
     };
     const timer = setTimeout(() => {
       timedOut = true;
