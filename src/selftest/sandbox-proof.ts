@@ -8,12 +8,13 @@
 import { mkdir, mkdtemp, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../app.js';
+import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
 import { FINISHED } from '../jobs/job-record.js';
 import type { Logger } from '../log.js';
 import { SELFTEST_MODEL, startScriptedBackend, type ScriptedBackend } from './scripted-backend.js';
-import { PASSED_ON, selfTestConfig, type Stage } from './self-test.js';
+import type { Stage } from './stages.js';
+import { throwawayApp } from './throwaway-app.js';
 import { makeThrowawayRepo } from './throwaway-repo.js';
 
 export async function proveSandbox(env: Readonly<Record<string, string | undefined>>, claudePath: string, log: Logger): Promise<Stage> {
@@ -29,10 +30,7 @@ export async function proveSandbox(env: Readonly<Record<string, string | undefin
     backend = await startScriptedBackend((turns) =>
       turns === 0 ? { toolUse: { name: 'Bash', input: { command: `echo escaped > ${outside}; echo inside > ${inside}`, description: 'One write outside the tree, one inside' } } } : { text: 'Tried.' },
     );
-    const sessionEnv: Record<string, string | undefined> = { HOME: dirs.home, CLAUDE_CONFIG_DIR: dirs.claude, LOCALAGENTS_STATE_DIR: dirs.state };
-    for (const key of PASSED_ON) if (env[key] !== undefined) sessionEnv[key] = env[key];
-    const config = selfTestConfig(backend.url, root, true);
-    app = createApp({ loadConfig: () => Promise.resolve(config), stateDir: dirs.state, cwd: dirs.repo, env: sessionEnv, log, claudeExecutable: claudePath });
+    app = throwawayApp({ root, dirs, env, backendUrl: backend.url, sandboxed: true, claudePath, log });
     const started = await app.jobs.start({ task: 'Write two files.', model: SELFTEST_MODEL, cwd: dirs.repo });
     let job = await app.jobs.wait(started.id, 60);
     if (!FINISHED.has(job.status)) job = await app.jobs.cancel(started.id);
