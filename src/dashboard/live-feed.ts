@@ -7,9 +7,11 @@
 import type { ServerResponse } from 'node:http';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { redactSecrets } from '../secrets/redact.js';
 import type { EndpointsView } from './endpoint-view.js';
+import { openEventStream, sendEvent } from './event-stream.js';
 import type { JobListRow } from '../jobs/job-facts.js';
+import { pollLoop } from './poll-loop.js';
+import { fullRowsEvent, rowDelta, type SentRows } from './row-delta.js';
 
 export interface FeedOptions {
   readonly rows: () => Promise<readonly JobListRow[]>;
@@ -34,44 +36,29 @@ interface Client {
   primed: boolean;
 }
 
-/** A page that stops reading this far behind is dropped; its EventSource reconnects and starts afresh. */
-const MAX_BACKLOG_BYTES = 4 * 1024 * 1024;
-
 export function createLiveFeed(options: FeedOptions): LiveFeed {
   const jobsIntervalMs = options.jobsIntervalMs ?? 1000;
   const endpointsIntervalMs = options.endpointsIntervalMs ?? 2000;
   const clients = new Set<Client>();
-  let rows = new Map<string, string>(); // id → the row's JSON as last sent
+  let rows: SentRows = new Map();
   let rowsKnown = false;
   let endpointsJson: string | undefined;
-  let jobsTimer: NodeJS.Timeout | undefined;
-  let endpointsTimer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
-  let running = false;
+  /** Set while a page is connected: stops both read loops. */
+  let stopLoops: (() => void) | undefined;
   let closed = false;
 
-  const send = (client: Client, event: string, data: string): void => {
-    if (client.res.destroyed || client.res.writableEnded) return;
-    if (client.res.writableLength > MAX_BACKLOG_BYTES) {
-      client.res.destroy();
-      return;
-    }
-    client.res.write(`event: ${event}\ndata: ${redactSecrets(data)}\n\n`);
-  };
+  const send = (client: Client, event: string, data: string): void => sendEvent(client.res, event, data);
   const broadcast = (event: string, data: string): void => {
     for (const client of clients) send(client, event, data);
   };
-  const fullRows = (): string => `{"reset":true,"upsert":[${[...rows.values()].join(',')}],"remove":[]}`;
+  const fullRows = (): string => fullRowsEvent(rows);
 
   const tickJobs = async (): Promise<void> => {
-    const began = Date.now();
     try {
-      const next = new Map((await options.rows()).map((row) => [row.id, JSON.stringify(row)]));
-      const upsert = [...next].filter(([id, json]) => rows.get(id) !== json).map(([, json]) => json);
-      const remove = [...rows.keys()].filter((id) => !next.has(id));
+      const { rows: next, event: delta } = rowDelta(rows, await options.rows());
       rows = next;
       rowsKnown = true;
-      const delta = upsert.length + remove.length > 0 ? `{"reset":false,"upsert":[${upsert.join(',')}],"remove":${JSON.stringify(remove)}}` : undefined;
       for (const client of clients) {
         if (!client.primed) {
           send(client, 'jobs', fullRows());
@@ -81,9 +68,6 @@ export function createLiveFeed(options: FeedOptions): LiveFeed {
     } catch (err) {
       options.log.warn('dashboard: cannot list jobs: %s', errorMessage(err));
       broadcast('problem', JSON.stringify({ message: `cannot list jobs: ${errorMessage(err)}` }));
-    } finally {
-      // Reading every record costs ~0.15 ms a job (77 ms for 500): with thousands, slow down rather than spend a core.
-      if (running) jobsTimer = setTimeout(() => void tickJobs(), Math.max(jobsIntervalMs, 10 * (Date.now() - began)));
     }
   };
 
@@ -93,21 +77,22 @@ export function createLiveFeed(options: FeedOptions): LiveFeed {
       broadcast('endpoints', endpointsJson);
     } catch (err) {
       options.log.warn('dashboard: cannot list endpoints: %s', errorMessage(err));
-    } finally {
-      if (running) endpointsTimer = setTimeout(() => void tickEndpoints(), endpointsIntervalMs);
     }
   };
 
   const start = (): void => {
-    running = true;
-    void tickJobs();
-    void tickEndpoints();
+    // Reading every record costs ~0.15 ms a job (77 ms for 500): with thousands, slow down rather than spend a core.
+    const stopJobs = pollLoop(tickJobs, (tookMs) => Math.max(jobsIntervalMs, 10 * tookMs));
+    const stopEndpoints = pollLoop(tickEndpoints, () => endpointsIntervalMs);
+    stopLoops = () => {
+      stopJobs();
+      stopEndpoints();
+    };
     heartbeat = setInterval(() => broadcast('ping', '{}'), options.heartbeatMs ?? 15_000);
   };
   const stop = (): void => {
-    running = false;
-    clearTimeout(jobsTimer);
-    clearTimeout(endpointsTimer);
+    stopLoops?.();
+    stopLoops = undefined;
     clearInterval(heartbeat);
     rows = new Map();
     rowsKnown = false;
@@ -119,19 +104,14 @@ export function createLiveFeed(options: FeedOptions): LiveFeed {
         res.writeHead(503).end();
         return;
       }
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-      });
-      res.write('retry: 2000\n\n');
+      openEventStream(res);
       const client: Client = { res, primed: false };
       clients.add(client);
       res.on('close', () => {
         clients.delete(client);
         if (clients.size === 0) stop();
       });
-      if (!running) {
+      if (stopLoops === undefined) {
         start();
         return;
       }

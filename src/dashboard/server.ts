@@ -7,12 +7,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from '../app.js';
-import { BadArgumentError, errorMessage, isLocalAgentsError, type ErrorCode } from '../errors.js';
-import { pathError } from '../path-errors.js';
 import type { Logger } from '../log.js';
+import { replyWithError } from './error-reply.js';
 import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
 import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
+import { listenOnLoopback } from './listen.js';
 import { createLiveFeed } from './live-feed.js';
 import { createAssetStore } from './static-assets.js';
 import { throttleListing } from './throttled-listing.js';
@@ -36,11 +36,6 @@ export interface DashboardHandle {
   readonly address: AddressInfo;
   close(): Promise<void>;
 }
-
-/** A refused request is the caller's to fix (4xx); anything else is this machine's (5xx), in words. */
-const STATUS: Partial<Record<ErrorCode, number>> = { bad_argument: 400, unknown_job: 404, model_unavailable: 503, backend_error: 502 };
-/** The next step on this page, for errors raised below the edges (which name neither a tool nor a command). */
-const NEXT_STEP: Partial<Record<ErrorCode, string>> = { unknown_job: 'The jobs table on the first page shows the jobs on record.' };
 
 /** What a person is told exists when a path does not. */
 const ROUTES = '/, /api/jobs, /api/jobs/<job id>, /api/jobs/<job id>/requests, /api/endpoints and /api/events';
@@ -99,39 +94,10 @@ export async function startDashboard(app: App, opts: DashboardOptions): Promise<
   };
 
   const server = createServer((req, res) => {
-    route(req, res).catch((err: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const known = isLocalAgentsError(err) ? err : pathError(err);
-      if (known === undefined) {
-        opts.log.warn('dashboard: %s %s failed: %s', req.method, req.url?.split('?')[0], errorMessage(err));
-        sendJson(res, 500, { error: 'internal', message: errorMessage(err) });
-        return;
-      }
-      const { message } = known.forPerson;
-      const hint = known.forPerson.hint ?? NEXT_STEP[known.code] ?? retry;
-      sendJson(res, STATUS[known.code] ?? 500, { error: known.code, message: `${message.replace(/[.\s]+$/, '')}. ${hint}` });
-    });
+    route(req, res).catch((err: unknown) => replyWithError(req, res, err, retry, opts.log));
   });
   server.on('clientError', answerUnparsable);
-  await new Promise<void>((resolve, reject) => {
-    const fail = (err: NodeJS.ErrnoException): void => {
-      reject(
-        err.code === 'EADDRINUSE'
-          ? new BadArgumentError('port', `port ${opts.port} on 127.0.0.1 is already in use`, { hint: 'Pick another --port, or leave it out for any free port.', cause: err })
-          : err,
-      );
-    };
-    server.once('error', fail);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', fail);
-      resolve();
-    });
-  });
-  // listen(…, '127.0.0.1') always yields an AddressInfo, never a pipe name.
-  const address = server.address() as AddressInfo;
+  const address = await listenOnLoopback(server, opts.port);
   port = address.port;
   let closing: Promise<void> | undefined;
   return {
