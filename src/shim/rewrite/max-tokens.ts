@@ -8,6 +8,10 @@
  * `max_tokens: 32000` by default, so a 32k server fails even a short prompt
  * (docs/backends.md §4). llama.cpp only checks the prompt and stops generation at
  * the window end, so the caller passes `enforce: false` there.
+ *
+ * The vLLM rule comes in two pure halves around one count (prepare-request.ts
+ * does the I/O): promptGuessIfTight says whether the prompt must be counted,
+ * fitVllmWindow lowers max_tokens or says the prompt is too long.
  */
 import { contextOverflowMessage } from '../translate/context-overflow.js';
 import { isRecord, withKey } from './json-shape.js';
