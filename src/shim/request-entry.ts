@@ -1,12 +1,11 @@
 /**
- * The requests.jsonl line of one request through the shim: what the body was,
- * what the shim rewrote, what came back and how long it took. Built from facts
- * the forwarder gathers; never from headers, so no credential can reach it.
+ * What requests.jsonl says about one request through the shim: what the body
+ * was, what the shim rewrote, what was wrong with an answer. Built from the
+ * body and the answer, never from headers, so no credential can reach it
+ * (request-logger.ts writes the line).
  */
 import type { BodyView } from './json-body.js';
 import type { NormaliseNotes } from './normalise.js';
-import type { ErrorSource, RequestLogEntry, Usage } from './request-log.js';
-import type { RouteSpec } from './routes.js';
 import type { UsageResult } from './usage.js';
 import { describeMedia } from './media.js';
 
@@ -57,51 +56,4 @@ export function requestFacts(view: BodyView): RequestFacts {
     tools: view.toolCount,
     stream: stream === true,
   };
-}
-
-export interface LogFacts {
-  t: string;
-  method: string;
-  pathname: string;
-  facts: RequestFacts | undefined;
-  raw: Buffer;
-  status: number;
-  started: number;
-  ttfb: number | undefined;
-  usage: Usage | undefined;
-  notes: NormaliseNotes | undefined;
-  extra: string[];
-  original?: string | undefined;
-  error?: string | undefined;
-  errorSource?: ErrorSource | undefined;
-  backendStatus?: number | undefined;
-  /** The /v1/messages request's number within the route. */
-  request?: number | undefined;
-}
-
-export function writeLog(spec: RouteSpec, f: LogFacts): void {
-  const entry: RequestLogEntry = {
-    t: f.t,
-    request: f.request,
-    path: f.pathname,
-    method: f.method,
-    model: f.facts?.model,
-    messages: f.facts?.messages,
-    tools: f.facts?.tools,
-    stream: f.facts?.stream ?? false,
-    request_bytes: f.raw.length,
-    status: f.status,
-    ttfb_ms: f.ttfb === undefined ? undefined : Math.round(f.ttfb * 100) / 100,
-    total_ms: Math.round((performance.now() - f.started) * 100) / 100,
-    usage: f.usage,
-    folded_system_messages: f.notes?.foldedSystemMessages ?? 0,
-    rewrites: [...describeRewrites(f.notes), ...f.extra],
-    media_replaced: f.notes?.mediaReplaced?.length ? f.notes.mediaReplaced : undefined,
-    original_error: f.original,
-    error: f.error,
-    error_source: f.error === undefined ? undefined : f.errorSource,
-    backend_status: f.backendStatus !== undefined && f.backendStatus !== f.status ? f.backendStatus : undefined,
-  };
-  spec.log.write(entry);
-  spec.onRequest?.(entry);
 }

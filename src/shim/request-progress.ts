@@ -29,6 +29,7 @@
  */
 import type { BackendKind } from '../config/schema.js';
 import { isRecord } from './rewrite/json-shape.js';
+import { createOutputMeter, createPromptReadMeter, type PromptRead } from './progress-meters.js';
 import { createRepetitionDetector } from './repetition.js';
 import { SseLineSplitter, fieldValue, startsWithAscii } from './translate/sse-lines.js';
 
@@ -46,7 +47,7 @@ export interface RequestProgressSnapshot {
   readonly promptTokens: number | undefined;
   readonly cachedTokens: number | undefined;
   /** While the prompt is read (llama.cpp /slots): tokens of it in the server's cache so far, the reused prefix included. */
-  readonly promptRead: { readonly tokens: number; readonly cached: number; readonly perS: number | undefined } | undefined;
+  readonly promptRead: PromptRead | undefined;
   readonly outputTokens: number;
   /** True once the count is the backend's own rather than our estimate. */
   readonly outputExact: boolean;
@@ -80,52 +81,35 @@ export interface RequestProgressOptions {
   readonly now?: () => number;
 }
 
-/** Speed is measured over this much recent time. */
-const RATE_WINDOW_MS = 5000;
-const SAMPLE_EVERY_MS = 250;
-const CHARS_PER_TOKEN = 4;
-
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+
+/** The text of a content delta (text, thinking, tool-argument JSON); undefined for deltas without tokens (signatures). */
+function deltaText(delta: Record<string, unknown>): string | undefined {
+  for (const key of ['text', 'thinking', 'partial_json'] as const) {
+    const value = delta[key];
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
 
 export function createRequestProgress(options: RequestProgressOptions): RequestProgress {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const splitter = new SseLineSplitter();
   const repetition = createRepetitionDetector();
+  const output = createOutputMeter();
+  const promptRead = createPromptReadMeter();
   let phase: RequestPhase = options.backend === 'vllm' ? 'reading the prompt' : 'waiting for a slot';
   let promptTokens: number | undefined;
   let cachedTokens: number | undefined;
-  let deltas = 0;
-  let chars = 0;
-  let exact: number | undefined;
   let lastByteAt: number | undefined;
   let toolCall = false;
   let ended = false;
-  /** First and latest [time, tokens] of the prompt read so far, for its speed. */
-  let readFirst: [number, number] | undefined;
-  let readLast: { at: number; tokens: number; cached: number } | undefined;
-  /** [time, tokens] samples for the recent rate; the first is when generation began. */
-  const samples: Array<[number, number]> = [];
-
-  const outputTokens = (): number => exact ?? Math.max(deltas, Math.ceil(chars / CHARS_PER_TOKEN));
-
-  const sample = (t: number): void => {
-    const last = samples[samples.length - 1];
-    if (last !== undefined && t - last[0] < SAMPLE_EVERY_MS) {
-      last[1] = outputTokens();
-      return;
-    }
-    samples.push([t, outputTokens()]);
-    while (samples.length > 2 && (samples[1]?.[0] ?? t) < t - RATE_WINDOW_MS) samples.shift();
-  };
 
   const onEvent = (data: Record<string, unknown>, t: number): void => {
     const type = data.type;
-    const timings = data.timings;
-    if (isRecord(timings)) {
-      const predicted = num(timings.predicted_n);
-      if (predicted !== undefined) exact = predicted;
-    }
+    const predicted = isRecord(data.timings) ? num(data.timings.predicted_n) : undefined;
+    if (predicted !== undefined) output.exact(predicted);
     if (type === 'message_start') {
       phase = 'generating';
       const usage = isRecord(data.message) ? data.message.usage : undefined;
@@ -133,27 +117,18 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
         cachedTokens = num(usage.cache_read_input_tokens) ?? 0;
         promptTokens = (num(usage.input_tokens) ?? 0) + cachedTokens;
       }
-      samples.push([t, 0]);
-      return;
-    }
-    if (type === 'content_block_start') {
+      output.begin(t);
+    } else if (type === 'content_block_start') {
       if (isRecord(data.content_block) && data.content_block.type === 'tool_use') toolCall = true;
-      return;
-    }
-    if (type === 'content_block_delta' && isRecord(data.delta)) {
-      const delta = data.delta;
-      const text = typeof delta.text === 'string' ? delta.text : typeof delta.thinking === 'string' ? delta.thinking : typeof delta.partial_json === 'string' ? delta.partial_json : undefined;
-      if (text === undefined) return; // signature deltas carry no tokens
-      deltas += 1;
-      chars += text.length;
+    } else if (type === 'content_block_delta' && isRecord(data.delta)) {
+      const text = deltaText(data.delta);
+      if (text === undefined) return;
       repetition.push(text);
-      sample(t);
-      return;
-    }
-    if (type === 'message_delta' && isRecord(data.usage)) {
-      const output = num(data.usage.output_tokens);
-      if (output !== undefined) exact = output;
-      sample(t);
+      output.delta(text, t);
+    } else if (type === 'message_delta' && isRecord(data.usage)) {
+      const counted = num(data.usage.output_tokens);
+      if (counted !== undefined) output.exact(counted);
+      output.sample(t);
     }
   };
 
@@ -182,28 +157,12 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
     },
     promptRead(tokens, cached) {
       if (phase === 'generating') return; // a late answer: message_start has the final numbers
-      const at = now();
-      readFirst ??= [at, tokens];
-      readLast = { at, tokens, cached };
+      promptRead.read(tokens, cached, now());
     },
     end() {
       ended = true;
     },
     snapshot(at = now()) {
-      let tokensPerS: number | undefined;
-      const first = samples[0];
-      if (phase === 'generating' && first !== undefined) {
-        // Rate since the newest sample at least RATE_WINDOW_MS old (or since generation began), up to now: a stall lowers it.
-        const base = samples.findLast((s) => s[0] <= at - RATE_WINDOW_MS) ?? first;
-        const seconds = (at - base[0]) / 1000;
-        if (seconds >= 0.5) tokensPerS = Math.round(((outputTokens() - base[1]) / seconds) * 10) / 10;
-      }
-      let promptRead: RequestProgressSnapshot['promptRead'];
-      if (phase !== 'generating' && readLast !== undefined && readFirst !== undefined) {
-        const seconds = (readLast.at - readFirst[0]) / 1000;
-        const perS = seconds >= 1 && readLast.tokens > readFirst[1] ? Math.round((readLast.tokens - readFirst[1]) / seconds) : undefined;
-        promptRead = { tokens: readLast.tokens, cached: readLast.cached, perS };
-      }
       return {
         request: options.request,
         startedAt,
@@ -211,10 +170,10 @@ export function createRequestProgress(options: RequestProgressOptions): RequestP
         requestBytes: options.requestBytes,
         promptTokens,
         cachedTokens,
-        promptRead,
-        outputTokens: outputTokens(),
-        outputExact: exact !== undefined,
-        tokensPerS,
+        promptRead: phase === 'generating' ? undefined : promptRead.latest(),
+        outputTokens: output.tokens(),
+        outputExact: output.isExact(),
+        tokensPerS: phase === 'generating' ? output.rate(at) : undefined,
         lastByteAt,
         toolCall,
         repeated: repetition.repeated,

@@ -1,13 +1,14 @@
 /**
- * Connections to backends: one keep-alive pool per origin, the header rules
- * for what crosses the shim in each direction, and the size limit on a
- * backend's error body.
+ * Connections to backends: one keep-alive pool per origin (and a connection of
+ * its own for a resend), the header rules for what crosses the shim in each
+ * direction, and the size limit on a backend's error body.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 import { ACCEPT_IDENTITY } from '../backends/answer-body.js';
 import { authHeaders } from '../backends/http-get.js';
+import { watchStaleSockets } from './stale-socket.js';
 
 /** Per RFC 9110 §7.6.1 these describe one connection, not the message. */
 const HOP_BY_HOP = new Set([
@@ -74,32 +75,47 @@ export function responseHeadersForClient(upstream: Record<string, string | strin
   return out;
 }
 
+/** One connection's settings, pooled or not. */
+const CONNECTION = {
+  keepAliveTimeout: 30_000,
+  // A slot queued inside llama-server sends nothing for minutes; Claude Code owns that timeout, not us.
+  headersTimeout: 0,
+  bodyTimeout: 0,
+  connectTimeout: 10_000,
+} as const;
+
 export interface UpstreamPools {
   pool(origin: string): Pool;
+  /** One request on a connection of its own, closed once the answer has been read (a resend after a stale kept-alive socket). */
+  requestFresh(origin: string, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   close(): Promise<void>;
 }
 
 export function createUpstreamPools(): UpstreamPools {
+  watchStaleSockets();
   const pools = new Map<string, Pool>();
+  const singles = new Set<Client>();
   return {
     pool(origin) {
       let pool = pools.get(origin);
       if (pool === undefined) {
-        pool = new Pool(origin, {
-          connections: 64,
-          keepAliveTimeout: 30_000,
-          // A slot queued inside llama-server sends nothing for minutes; Claude Code owns that timeout, not us.
-          headersTimeout: 0,
-          bodyTimeout: 0,
-          connectTimeout: 10_000,
-        });
+        pool = new Pool(origin, { connections: 64, ...CONNECTION });
         pools.set(origin, pool);
       }
       return pool;
     },
+    requestFresh(origin, options) {
+      const client = new Client(origin, CONNECTION);
+      singles.add(client);
+      const answer = client.request(options);
+      // Closing waits for the request to end (its body read or dropped), then ends the connection.
+      void client.close().finally(() => singles.delete(client));
+      return answer;
+    },
     async close() {
-      await Promise.all([...pools.values()].map((p) => p.destroy()));
+      await Promise.all([...pools.values(), ...singles].map((p) => p.destroy()));
       pools.clear();
+      singles.clear();
     },
   };
 }

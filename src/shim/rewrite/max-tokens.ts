@@ -8,6 +8,10 @@
  * `max_tokens: 32000` by default, so a 32k server fails even a short prompt
  * (docs/backends.md §4). llama.cpp only checks the prompt and stops generation at
  * the window end, so the caller passes `enforce: false` there.
+ *
+ * The vLLM rule comes in two pure halves around one count (prepare-request.ts
+ * does the I/O): promptGuessIfTight says whether the prompt must be counted,
+ * fitVllmWindow lowers max_tokens or says the prompt is too long.
  */
 import { contextOverflowMessage } from '../translate/context-overflow.js';
 import { isRecord, withKey } from './json-shape.js';
@@ -82,4 +86,44 @@ export function clampMaxTokens(body: unknown, options: MaxTokensOptions): MaxTok
   }
   if (maxTokens <= room) return unchanged;
   return { body: withKey(body, 'max_tokens', room), changed: true, loweredFrom: maxTokens, overflow: undefined };
+}
+
+/** Pessimistic bytes per token of a JSON request body, so the guess errs towards counting the prompt. */
+const BYTES_PER_TOKEN_LOW = 2;
+
+export interface PromptGuessFacts {
+  /** vLLM's max_model_len. */
+  readonly window: number;
+  /** This request's body size. */
+  readonly requestBytes: number;
+  /** The route's last answered prompt: this one is that plus what the body grew by. */
+  readonly lastPrompt: { readonly tokens: number; readonly bytes: number } | undefined;
+}
+
+/**
+ * The vLLM rule's first half: a guessed prompt size when prompt + max_tokens
+ * may not fit the window (then the caller counts the prompt and calls
+ * fitVllmWindow); undefined when it surely fits or there is no max_tokens.
+ */
+export function promptGuessIfTight(body: unknown, facts: PromptGuessFacts): number | undefined {
+  const maxTokens = isRecord(body) ? body.max_tokens : undefined;
+  if (typeof maxTokens !== 'number') return undefined;
+  const last = facts.lastPrompt;
+  const guess = last ? last.tokens + Math.max(0, facts.requestBytes - last.bytes) / BYTES_PER_TOKEN_LOW : facts.requestBytes / BYTES_PER_TOKEN_LOW;
+  return guess + maxTokens > facts.window ? guess : undefined;
+}
+
+export interface WindowFit {
+  /** The input object itself when nothing changed. */
+  readonly body: unknown;
+  /** For requests.jsonl, when max_tokens was lowered. */
+  readonly note: string | undefined;
+  readonly overflow: ContextOverflow | undefined;
+}
+
+/** The vLLM rule's second half: max_tokens lowered to fit `window`, or the prompt is too long. */
+export function fitVllmWindow(body: unknown, window: number, prompt: { readonly tokens: number; readonly counted: boolean }): WindowFit {
+  const clamp = clampMaxTokens(body, { window, promptTokens: prompt.tokens, enforce: true });
+  const note = clamp.changed ? `max_tokens lowered from ${clamp.loweredFrom} to fit ${window} (${prompt.counted ? 'counted' : 'estimated'} prompt)` : undefined;
+  return { body: clamp.body, note, overflow: clamp.overflow };
 }

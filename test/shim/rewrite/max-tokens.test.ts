@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MIN_OUTPUT_TOKENS, clampMaxTokens } from '../../../src/shim/rewrite/max-tokens.js';
+import { DEFAULT_MIN_OUTPUT_TOKENS, clampMaxTokens, fitVllmWindow, promptGuessIfTight } from '../../../src/shim/rewrite/max-tokens.js';
 import { capturedBody, view } from './fixtures.js';
 
 const PTL = /^prompt is too long: (\d+) tokens > (\d+) maximum$/;
@@ -93,5 +93,41 @@ describe('clampMaxTokens (vLLM: prompt + max_tokens must fit max_model_len)', ()
         },
       ),
     );
+  });
+});
+
+describe('the vLLM window rule (guess, then count only when tight, then fit)', () => {
+  const body = capturedBody('session-write-bash-3-turns', 'req-001.json');
+  const bytes = Buffer.byteLength(JSON.stringify(body));
+
+  it('asks for a count when a first request may not fit: 2 bytes per token, pessimistic', () => {
+    expect(promptGuessIfTight(body, { window: 32_768, requestBytes: bytes, lastPrompt: undefined })).toBe(bytes / 2);
+  });
+
+  it('needs no count when the last prompt plus what the body grew by leaves room for max_tokens', () => {
+    const lastPrompt = { tokens: 700, bytes: bytes - 1000 };
+    expect(promptGuessIfTight(body, { window: 64_000, requestBytes: bytes, lastPrompt })).toBeUndefined();
+    // The same body on a 32k server: 700 + 500 + 32000 > 32768.
+    expect(promptGuessIfTight(body, { window: 32_768, requestBytes: bytes, lastPrompt })).toBe(1200);
+  });
+
+  it('needs nothing for a body without a numeric max_tokens', () => {
+    expect(promptGuessIfTight({ messages: [] }, { window: 10, requestBytes: 1_000_000, lastPrompt: undefined })).toBeUndefined();
+    expect(promptGuessIfTight({ max_tokens: '32000' }, { window: 10, requestBytes: 1_000_000, lastPrompt: undefined })).toBeUndefined();
+  });
+
+  it('lowers max_tokens and says so for requests.jsonl, naming whether the prompt was counted or estimated', () => {
+    const counted = fitVllmWindow(body, 32_768, { tokens: 12_000, counted: true });
+    expect(view(counted.body).max_tokens).toBe(32_768 - 12_000);
+    expect(counted.note).toBe('max_tokens lowered from 32000 to fit 32768 (counted prompt)');
+    expect(fitVllmWindow(body, 32_768, { tokens: 12_000.4, counted: false }).note).toBe('max_tokens lowered from 32000 to fit 32768 (estimated prompt)');
+  });
+
+  it('leaves a body that fits as it is, and says "prompt is too long" for one whose prompt alone does not fit', () => {
+    expect(fitVllmWindow(body, 64_000, { tokens: 1000, counted: true })).toEqual({ body, note: undefined, overflow: undefined });
+    const over = fitVllmWindow(body, 8192, { tokens: 12_000, counted: true });
+    expect(over.body).toBe(body);
+    expect(over.note).toBeUndefined();
+    expect(over.overflow?.message).toBe(`prompt is too long: 12000 tokens > ${8192 - DEFAULT_MIN_OUTPUT_TOKENS} maximum`);
   });
 });
