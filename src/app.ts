@@ -15,7 +15,6 @@ import { jobDetail, type JobDetail } from './jobs/job-detail.js';
 import { resolveJobRef, type JobRefOptions } from './jobs/job-ref.js';
 import type { JobRecord } from './jobs/job-record.js';
 import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jobs/job-store.js';
-import type { LiveThresholds } from './jobs/live-requests.js';
 import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/local-complete.js';
 import { mergeJob, type MergeOutcome } from './jobs/merge-job.js';
 import { pruneJobs, type PruneAction } from './jobs/prune.js';
@@ -33,9 +32,6 @@ export interface AppOptions {
   readonly log: Logger;
   readonly stateDir?: string | undefined;
   readonly claudeExecutable?: string | undefined;
-  readonly queuePollMs?: number | undefined;
-  /** When an open backend request is flagged silent or runaway (default: 60 s; 4× the longest turn and 4,000 tokens). */
-  readonly liveThresholds?: LiveThresholds | undefined;
   /** Replaces reading models.yaml (the self-test builds its Config in memory and writes no file). */
   readonly loadConfig?: (() => Promise<Config>) | undefined;
 }
@@ -84,8 +80,6 @@ export function createApp(options: AppOptions): App {
     parentEnv: options.env,
     defaultCwd: options.cwd,
     claudeExecutable: options.claudeExecutable,
-    queuePollMs: options.queuePollMs,
-    liveThresholds: options.liveThresholds,
   });
 
   const listModels = async (): Promise<ModelListing> => {

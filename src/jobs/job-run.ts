@@ -22,7 +22,6 @@ import { isHarmlessStderr } from './claude-stderr.js';
 import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from './job-record.js';
 import type { JobPaths } from './job-store.js';
-import { DEFAULT_LIVE_THRESHOLDS, type LiveThresholds } from './live-requests.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
 import { findOverrides, overrideWarning, pinnedEnv, pinnedSettings, settingsFiles, writeSettingsFile, type SettingsFile } from './pinned-settings.js';
 import { createRunTracker, type RunTracker } from './run-tracker.js';
@@ -39,12 +38,10 @@ export interface RunDeps {
   readonly log: Logger;
   readonly parentEnv: Readonly<Record<string, string | undefined>>;
   readonly claudeExecutable?: string | undefined;
-  /** Where localagents' HTTP front doors leave their token files (sessions are denied those servers). */
+  /** The state directory: the sandbox hides it from the session (worktrees aside), and the HTTP front doors' token files in it name the ports sessions are denied. */
   readonly stateDir: string;
-  /** Persists the record; failures are reported in the record's warnings, never fatal. */
+  /** Persists the record; never throws: a record the disk refuses is logged, kept and written again (record-saver.ts). */
   readonly save: (record: JobRecord) => Promise<void>;
-  /** When an open request counts as silent or runaway. */
-  readonly liveThresholds?: LiveThresholds | undefined;
 }
 
 export interface PlacedJob {
@@ -260,7 +257,7 @@ export async function runPlacedJob(job: PlacedJob, deps: RunDeps): Promise<JobRe
     events: openStream(job.paths.events, deps.log),
     requestLog: createRequestLog(job.paths.requests, job.settings.dumpRequests ? job.paths.requestsFull : undefined, (err) => deps.log.warn('request log: %s', err.message)),
   };
-  const run = createRunTracker(job, { transcript: opened.transcript, events: opened.events, save: deps.save, thresholds: deps.liveThresholds ?? DEFAULT_LIVE_THRESHOLDS });
+  const run = createRunTracker(job, { transcript: opened.transcript, events: opened.events, save: deps.save });
   try {
     opened.timer = setTimeout(() => {
       job.stopReason ??= 'timeout';

@@ -1,8 +1,9 @@
 /**
  * What a running job's record learns as it goes: per-request counters, usage
- * and backend errors from the shim, turns and files from the session's
- * messages, the in-flight requests, and one transcript line per event. The
- * record is saved at most 5 times a second while a session is busy.
+ * and backend errors from the shim (request-tally.ts), turns and files from the
+ * session's messages, the in-flight requests, the outage waits, and one
+ * transcript line per event. The record is saved at most 5 times a second
+ * while a session is busy.
  */
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import type { Endpoint } from '../config/schema.js';
@@ -10,15 +11,13 @@ import { redactSecrets } from '../secrets/redact.js';
 import type { RequestLogEntry } from '../shim/request-log.js';
 import type { RequestProgress } from '../shim/request-progress.js';
 import { outageWords, type OutageEvents } from '../shim/outage-hold.js';
-import { backendError, backendErrorLine } from './backend-error-event.js';
+import { backendErrorLine } from './backend-error-event.js';
 import type { BackendErrorEvent, JobRecord } from './job-record.js';
-import { createLiveRequests, type LiveThresholds } from './live-requests.js';
-import { createMediaTally } from './media-tally.js';
+import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS } from './live-requests.js';
+import { createRequestTally, isModelRequest } from './request-tally.js';
 import { newProgress, observe, type SessionProgress } from './session-observer.js';
 
-/** Backend errors kept in the record: the recent ones tell the story, a retry storm must not grow it without end. */
-const MAX_BACKEND_ERRORS = 20;
-/** Outages kept in the record: a flapping server must not grow it without end either. */
+/** Outages kept in the record: a flapping server must not grow it without end. */
 const MAX_OUTAGES = 20;
 /** Coalesce: a busy session yields dozens of messages a second. */
 const SAVE_EVERY_MS = 200;
@@ -32,7 +31,6 @@ export interface TrackerOutputs {
   readonly transcript: { write(text: string): unknown };
   readonly events: { write(text: string): unknown };
   readonly save: (record: JobRecord) => Promise<void>;
-  readonly thresholds: LiveThresholds;
 }
 
 export interface RunTracker {
@@ -55,21 +53,30 @@ export interface RunTracker {
   stop(): void;
 }
 
-/** Whether a request log entry is a model request (not token counting or a probe). */
-function isModelRequest(entry: RequestLogEntry): boolean {
-  return entry.path.startsWith('/v1/messages') && !entry.path.startsWith('/v1/messages/count_tokens');
+type RecordWriter = Pick<RunTracker, 'update' | 'line' | 'scheduleSave'> & { readonly record: () => JobRecord };
+
+const clock = (at: Date | string = new Date()): string => (typeof at === 'string' ? at : at.toISOString()).slice(11, 19);
+
+/** The outage wait as the record and the transcript tell it. */
+function outageEvents(out: RecordWriter): OutageEvents {
+  return {
+    onLive(wait) {
+      if (wait !== undefined) out.line(`${clock()} waiting for the model server: ${outageWords(wait)}`);
+      out.update({ outage_wait: wait });
+      out.scheduleSave();
+    },
+    onEnd(report) {
+      out.update({ outages: [...(out.record().outages ?? []), report].slice(-MAX_OUTAGES) });
+      out.line(`${clock(report.ended_at)} outage of ${report.endpoint} over (${report.outcome}) after ${Math.round((Date.parse(report.ended_at) - Date.parse(report.started_at)) / 1000)} s; it ${report.saw.join(', then ')}`);
+      out.scheduleSave();
+    },
+  };
 }
 
 export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTracker {
   const progress = newProgress();
-  const live = createLiveRequests(out.thresholds);
-  const backendErrors: BackendErrorEvent[] = [];
-  const media = createMediaTally();
-  // Summed from what the backend reported per request, so job_status shows tokens while the job runs
-  // (Claude Code's own totals arrive only with its final result, and leave out compaction requests).
-  const usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 };
-  let requests = 0;
-  let firstCacheRead: number | undefined;
+  const live = createLiveRequests(DEFAULT_LIVE_THRESHOLDS);
+  const tally = createRequestTally(job.endpoint.backend);
   let saveTimer: NodeJS.Timeout | undefined;
   let liveTimer: NodeJS.Timeout | undefined;
 
@@ -90,7 +97,7 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
   /** The record's in_flight from the open requests, and a transcript line for each new flag. */
   const refreshLive = (): void => {
     const { inFlight, raised } = live.view();
-    for (const { request, flag } of raised) line(`${new Date().toISOString().slice(11, 19)} request ${request}: ${flag.message}`);
+    for (const { request, flag } of raised) line(`${clock()} request ${request}: ${flag.message}`);
     update({ in_flight: inFlight.length > 0 ? inFlight : undefined });
     if (live.openCount === 0) {
       clearInterval(liveTimer);
@@ -105,28 +112,8 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
       tool_calls: progress.toolCalls,
       files_touched: progress.filesTouched,
       last_activity: progress.lastActivity,
-      usage: { ...usage },
-      requests,
-      first_turn_cache_read_tokens: firstCacheRead,
+      ...tally.counts(),
     });
-  };
-  const countRequest = (entry: RequestLogEntry): void => {
-    requests++;
-    live.finished(entry);
-    const replaced = media.add(entry);
-    if (replaced !== undefined) update({ media_replaced: replaced });
-    const failure = backendError(entry, job.endpoint.backend);
-    if (failure !== undefined) {
-      backendErrors.push(failure);
-      if (backendErrors.length > MAX_BACKEND_ERRORS) backendErrors.shift();
-      update({ backend_errors: [...backendErrors] });
-      line(backendErrorLine(failure));
-    }
-    refreshLive();
-    if (firstCacheRead === undefined && entry.usage) firstCacheRead = entry.usage.cache_read_input_tokens ?? 0;
-    usage.input_tokens += entry.usage?.input_tokens ?? 0;
-    usage.output_tokens += entry.usage?.output_tokens ?? 0;
-    usage.cache_read_input_tokens += entry.usage?.cache_read_input_tokens ?? 0;
   };
 
   return {
@@ -138,11 +125,17 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
     syncProgress,
     onRequestStart(request) {
       live.open(request);
-      liveTimer ??= setInterval(refreshLive, out.thresholds.refreshMs).unref();
+      liveTimer ??= setInterval(refreshLive, DEFAULT_LIVE_THRESHOLDS.refreshMs).unref();
       refreshLive();
     },
     onRequest(entry) {
-      if (isModelRequest(entry)) countRequest(entry);
+      if (isModelRequest(entry)) {
+        const failure = tally.add(entry);
+        if (failure !== undefined) line(backendErrorLine(failure));
+        live.finished(entry);
+        update(tally.findings());
+        refreshLive();
+      }
       syncProgress();
       scheduleSave();
     },
@@ -153,19 +146,8 @@ export function createRunTracker(job: TrackedJob, out: TrackerOutputs): RunTrack
       syncProgress();
       scheduleSave();
     },
-    lastBackendError: () => backendErrors[backendErrors.length - 1],
-    outage: {
-      onLive(wait) {
-        if (wait !== undefined) line(`${new Date().toISOString().slice(11, 19)} waiting for the model server: ${outageWords(wait)}`);
-        update({ outage_wait: wait });
-        scheduleSave();
-      },
-      onEnd(report) {
-        update({ outages: [...(job.record.outages ?? []), report].slice(-MAX_OUTAGES) });
-        line(`${report.ended_at.slice(11, 19)} outage of ${report.endpoint} over (${report.outcome}) after ${Math.round((Date.parse(report.ended_at) - Date.parse(report.started_at)) / 1000)} s; it ${report.saw.join(', then ')}`);
-        scheduleSave();
-      },
-    },
+    lastBackendError: () => tally.lastBackendError(),
+    outage: outageEvents({ update, line, scheduleSave, record: () => job.record }),
     stop() {
       clearInterval(liveTimer);
       liveTimer = undefined;

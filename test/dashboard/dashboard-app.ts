@@ -29,6 +29,6 @@ export function makeTestApp(endpointsYaml: string): TestApp {
       '  gemma-small:\n    notes: quick answers, short context\n',
   );
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, CLAUDE_CONFIG_DIR: join(root, 'claude'), LOCALAGENTS_LOG: 'warn' };
-  const app = createApp({ configPath: config, cwd: repo, env, log: silentLogger, stateDir: join(root, 'state'), queuePollMs: 200 });
+  const app = createApp({ configPath: config, cwd: repo, env, log: silentLogger, stateDir: join(root, 'state') });
   return { app, root, repo };
 }

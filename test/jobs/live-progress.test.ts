@@ -1,8 +1,9 @@
 /**
  * A slow local model, watched while it works and explained when it fails: the
  * real Claude Code binary through the real shim to the simulator, job_status
- * read through the official MCP client while requests are open. Thresholds are
- * shortened for the test (60 s of silence would be a 60-second test).
+ * read through the official MCP client while requests are open, at the
+ * thresholds users get. The 60-second silence flag is checked on the live view
+ * itself (live-requests.test.ts): here it would make a 60-second test.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,12 +67,11 @@ describe('live progress and backend errors of a running job', () => {
   }, 150_000);
 
   it('job_status shows how much of a long prompt llama.cpp has read so far, from its /slots', async () => {
-    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.4, script: [{ text: 'Done.' }] });
-    h = await startInProcess({ yaml: endpointYaml(sim.url), liveThresholds: { silenceS: 3, runawayFactor: 4, runawayMinTokens: 4000, refreshMs: 200 } });
+    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.8, script: [{ text: 'Done.' }] });
+    h = await startInProcess({ yaml: endpointYaml(sim.url) });
     const id = String(ok(await h.call('run_agent', { task: 'Say done.', wait_s: 0 })).id);
     const reads: number[] = [];
     let text = '';
-    let silent = '';
     await until(async () => {
       const result = await h!.call('job_status', { job_id: id });
       const record = ok(result) as unknown as JobRecord;
@@ -80,14 +80,12 @@ describe('live progress and backend errors of a running job', () => {
         reads.push(reading.prompt_read_tokens);
         text = textOf(result);
       }
-      silent = reading?.flags.find((f) => f.kind === 'silent')?.message ?? silent;
-      return (reads.length >= 3 && silent !== '') || record.status !== 'running';
+      return reads.length >= 3 || record.status !== 'running';
     }, 60_000, 150);
     expect(reads.length, `prompt_read_tokens seen: ${reads.join(', ')}`).toBeGreaterThanOrEqual(2);
     expect(reads).toEqual([...reads].sort((a, b) => a - b));
+    // No byte on the stream, but the server's count shows it is working.
     expect(text).toMatch(/request \d+: reading the prompt for \d+ s, [\d,k]+ prompt tokens read \([\d,k]+ cached\)/);
-    // No byte for a while, but the server's count shows it is working, and how fast.
-    expect(silent).toMatch(/^no byte from the server for \d+ s: reading the prompt, [\d,k]+ prompt tokens read \([\d,k]+ cached\) at ~[\d,k]+ tokens\/s/);
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('succeeded');
   }, 150_000);
@@ -118,37 +116,35 @@ describe('live progress and backend errors of a running job', () => {
     expect(transcriptOf(id)).not.toMatch(/--chat-template|--jinja/);
   }, 150_000);
 
-  it('flags a silent request with what is known, and a runaway answer far past the usual length', async () => {
+  it('flags an answer running far past the usual length, in job_status while it streams and in the transcript', async () => {
     sim = await startSimulator({
       flavor: 'llama.cpp',
       strictQwen: true,
       script: [
         { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } },
-        { text: words(200), delayMs: 3000, tokenDelayMs: 4 },
+        // ~5,600 tokens: past 4,000 and past 4× the tool call's turn, with no tool call.
+        { text: words(2600), tokenDelayMs: 1 },
         { text: 'Done.' },
       ],
     });
-    h = await startInProcess({
-      yaml: endpointYaml(sim.url),
-      liveThresholds: { silenceS: 1, runawayFactor: 4, runawayMinTokens: 150, refreshMs: 200 },
-    });
+    h = await startInProcess({ yaml: endpointYaml(sim.url) });
     const id = String(ok(await h.call('run_agent', { task: 'Run a no-op, then explain.', wait_s: 0 })).id);
     const flags = new Map<string, string>();
     await until(async () => {
       const record = ok(await h!.call('job_status', { job_id: id })) as unknown as JobRecord;
       for (const r of record.in_flight ?? []) for (const f of r.flags) flags.set(f.kind, f.message);
-      return flags.has('silent') || record.status !== 'running';
+      return flags.has('runaway') || record.status !== 'running';
     }, 60_000, 100);
-    expect(flags.get('silent')).toMatch(/no byte from the server for \d+ s: reading a ~[\d,k]+-token prompt at ~[\d,k]+ tokens\/s: about \d+ s if none of it is cached/);
+    expect(flags.get('runaway')).toMatch(/^possible runaway: [\d,]+ output tokens with no tool call, over 4× the longest earlier turn of this job \([\d,]+\); cancelling the job stops it if it is not useful$/);
+    expect(flags.has('silent')).toBe(false);
 
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('succeeded');
     const transcript = transcriptOf(id);
-    expect(transcript).toMatch(/request 2: no byte from the server for \d+ s: reading/);
     expect(transcript).toMatch(/request 2: possible runaway: [\d,]+ output tokens with no tool call, over 4× the longest earlier turn of this job/);
     // The flags are shown to people too (run, log -f, the dashboard): no MCP tool names.
     const flagLines = transcript.split('\n').filter((l) => /possible runaway|no byte from the server/.test(l));
-    expect(flagLines.length).toBeGreaterThanOrEqual(2);
+    expect(flagLines).toHaveLength(1);
     for (const line of flagLines) expect(line).not.toMatch(MODEL_WORDS);
   }, 150_000);
 });

@@ -27,7 +27,7 @@ async function sim(options: SimulatorOptions): Promise<Simulator> {
   return s;
 }
 
-function app(configYaml: string, extra: { queuePollMs?: number } = {}): { app: App; repo: string } {
+function app(configYaml: string): { app: App; repo: string } {
   const root = mkdtempSync(join(tmpdir(), 'la-sched-'));
   writeFileSync(join(root, 'models.yaml'), configYaml);
   const repo = makeRepo();
@@ -37,7 +37,6 @@ function app(configYaml: string, extra: { queuePollMs?: number } = {}): { app: A
     env: { PATH: process.env.PATH, HOME: root, CLAUDE_CONFIG_DIR: join(root, 'claude') },
     log: silentLogger,
     stateDir: join(root, 'state'),
-    queuePollMs: extra.queuePollMs ?? 200,
   });
   cleanups.push(() => a.close());
   return { app: a, repo };

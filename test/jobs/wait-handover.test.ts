@@ -79,7 +79,6 @@ describe('wait_job on a queued job as its slot frees', () => {
       log: silentLogger,
       parentEnv: env,
       defaultCwd: makeRepo(),
-      queuePollMs: 100,
     });
     cleanups.push(async () => {
       held.open();

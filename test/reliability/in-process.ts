@@ -13,7 +13,6 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
-import type { LiveThresholds } from '../../src/jobs/live-requests.js';
 import { createLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/mcp/tool-result.js';
@@ -70,7 +69,6 @@ export interface StartOptions {
   readonly stateDir?: string;
   /** Run this instead of the bundled Claude Code (a fake that crashes). */
   readonly claudeExecutable?: string;
-  readonly liveThresholds?: LiveThresholds;
 }
 
 export async function startInProcess(options: StartOptions): Promise<InProcess> {
@@ -84,8 +82,6 @@ export async function startInProcess(options: StartOptions): Promise<InProcess> 
     log: createLogger('debug', (line) => logLines.push(line)),
     stateDir: options.stateDir ?? dirs.state,
     claudeExecutable: options.claudeExecutable,
-    queuePollMs: 200,
-    liveThresholds: options.liveThresholds,
   });
   const server = createMcpServer(app, '0.0.0-test');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
