@@ -19,6 +19,7 @@ import type { EndpointJobs, EndpointLoad } from '../registry/slot-use.js';
 import type { Shim } from '../shim/routes.js';
 import { checkJobId, newJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
+import type { FailoverDeps } from './failover.js';
 import { runPlacedJob, type PlacedJob } from './job-run.js';
 import type { JobListing, JobPaths, JobStore } from './job-store.js';
 import type { LiveThresholds } from './live-requests.js';
@@ -151,6 +152,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     return { config, probes, ourInFlight, at: performance.now() };
   };
 
+  /** A running job moving to another endpoint serving its model places like a new one (src/jobs/failover.ts). */
+  const failover: FailoverDeps = { loadConfig: deps.loadConfig, observe, board };
+
   const loadOf = (seen: Observation, view: BoardView) => (endpoint: string): EndpointLoad => ({
     ...view.leasesOn(endpoint),
     ourInFlight: seen.ourInFlight.get(endpoint) ?? 0,
@@ -205,7 +209,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       markStarted = resolve;
     });
     const done = started
-      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, stateDir: deps.stateDir, claudeExecutable: deps.claudeExecutable, save, liveThresholds: deps.liveThresholds }))
+      .then(() => runPlacedJob(job, { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, stateDir: deps.stateDir, claudeExecutable: deps.claudeExecutable, save, liveThresholds: deps.liveThresholds, failover }))
       .catch(async (err: unknown) => {
         job.record = { ...job.record, status: 'failed', error: `localagents failed to run the job: ${errorMessage(err)}`, finished_at: new Date().toISOString() };
         await save(job.record);

@@ -16,6 +16,7 @@ import { answerProblem, requestFacts, writeLog, type RequestFacts } from './requ
 import { normaliseRequest, type NormaliseNotes } from './normalise.js';
 import type { RouteOutage } from './outage-hold.js';
 import { clampMaxTokens } from './rewrite/max-tokens.js';
+import { rewriteModelId } from './rewrite/model-id.js';
 import { createRequestProgress } from './request-progress.js';
 import { requestJobValues } from './request-job-values.js';
 import type { PromptWatch } from './prompt-watch.js';
@@ -30,9 +31,10 @@ import { createSseUsageTracker, usageFromJson, type UsageResult } from './usage.
 import { readCapped, requestHeadersForBackend, responseHeadersForClient, type UpstreamPools } from './upstream.js';
 
 export interface RouteState {
-  readonly spec: RouteSpec;
+  /** Replaced (with endpointUrl) only when failover moves the job to another endpoint. */
+  spec: RouteSpec;
   /** The endpoint's base_url, parsed once for the route (read only). */
-  readonly endpointUrl: URL;
+  endpointUrl: URL;
   /** Prompt size of the last answered request: a cheap first guess of the next one's. */
   lastPrompt: { tokens: number; bytes: number } | undefined;
   /** /v1/messages requests opened on this route so far (numbers them). */
@@ -153,7 +155,7 @@ export async function forwardRequest(
   const { pools } = shared;
   const started = performance.now();
   const t = new Date().toISOString();
-  const { spec } = route;
+  let { spec } = route;
   const method = req.method ?? 'GET';
   const pathname = pathAndQuery.split('?', 1)[0] ?? '/';
   const isMessages = method === 'POST' && pathname === '/v1/messages';
@@ -179,13 +181,14 @@ export async function forwardRequest(
   let body = raw;
   let facts: RequestFacts | undefined;
   let notes: NormaliseNotes | undefined;
+  let fields: Readonly<Record<string, unknown>> | undefined;
   const extra: string[] = [];
   const view = isMessages || isCount ? readBodyView(raw) : undefined;
   if (view !== undefined) {
     facts = requestFacts(view);
     const normalised = normaliseRequest(view.fields, { servedModel: spec.servedModel, perJobValues: requestJobValues(spec, req.headers) });
     notes = normalised.notes;
-    let fields = normalised.body as Readonly<Record<string, unknown>>; // normaliseRequest returns an object for an object
+    fields = normalised.body as Readonly<Record<string, unknown>>; // normaliseRequest returns an object for an object
     const vision = spec.vision === true;
     if (Array.isArray(fields.messages) && mayHoldMedia(raw, vision)) {
       const media = await replaceMedia(fields.messages, vision, shared.pdfTexts);
@@ -226,9 +229,8 @@ export async function forwardRequest(
   };
   res.on('close', onClientGone);
 
-  const { endpointUrl } = route;
   const send = (): Promise<Dispatcher.ResponseData> =>
-    pools.pool(endpointUrl.origin).request({
+    pools.pool(route.endpointUrl.origin).request({
       method: method,
       path: pathAndQuery,
       headers: requestHeadersForBackend(req.headers, spec.endpoint.apiKey, body.length),
@@ -253,7 +255,16 @@ export async function forwardRequest(
         writeLog(spec, { t, method, pathname, facts, raw, status: error.status, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'held for the model server until defaults.outage_wait_s passed'], error: error.body.error.message, errorSource: 'outage', request });
         return;
       }
-      extra.push(`held ${Math.round(performance.now() - started)} ms until ${spec.endpoint.name} served the job's model again`);
+      if (route.spec === spec) extra.push(`held ${Math.round(performance.now() - started)} ms until ${spec.endpoint.name} served the job's model again`);
+      else {
+        // Failover moved the job while this request was held: it goes to the new endpoint, with its served id.
+        extra.push(`held ${Math.round(performance.now() - started)} ms, then moved from ${spec.endpoint.name} to ${route.spec.endpoint.name} (defaults.failover)`);
+        if (view !== undefined && fields !== undefined && route.spec.servedModel !== spec.servedModel) {
+          fields = rewriteModelId(fields, route.spec.servedModel).body as Readonly<Record<string, unknown>>; // an object stays an object
+          body = writeBody(view, fields);
+        }
+        spec = route.spec;
+      }
     } else if (outage !== undefined && isMessages) {
       const seen = await outage.recheck();
       if (seen !== undefined && !seen.serving) {
@@ -269,7 +280,7 @@ export async function forwardRequest(
         writeLog(spec, { t, method, pathname, facts, raw, status: 0, started, ttfb: undefined, usage: undefined, notes, extra: [...extra, 'client closed the connection before the backend answered'], request });
         return;
       }
-      const failure = classifyConnectFailure(err, endpointUrl.host, 10);
+      const failure = classifyConnectFailure(err, route.endpointUrl.host, 10);
       if (outage !== undefined) {
         held = `is down (${failure.reason})`;
         continue;
@@ -292,6 +303,7 @@ export async function forwardRequest(
     break;
   }
   clientGone.signal.addEventListener('abort', () => upstream.body.destroy(), { once: true });
+  const { endpointUrl } = route;
 
   const status = upstream.statusCode;
   const what = `${spec.endpoint.name} (${method} ${endpointUrl.origin}${pathname})`;
