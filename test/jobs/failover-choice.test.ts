@@ -12,7 +12,7 @@ const MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 const endpoint = (name: string): Endpoint => ({ name, base_url: `http://${name}:1`, backend: 'llama.cpp' });
 const probe = (name: string, ids: string[], opts: { context?: number; slots?: number; busy?: number; state?: EndpointProbe['state'] } = {}): EndpointProbe => ({
   endpoint: name, baseUrl: '', backend: 'llama.cpp', host: undefined, notes: undefined, state: opts.state ?? 'up', hostState: 'up', reason: opts.state === 'down' ? 'host is up, nothing listens' : '',
-  models: ids.map((id) => ({ id, aliases: [], context: opts.context, contextSource: opts.context === undefined ? 'unknown' : '/props', warnings: [] })),
+  models: ids.map((id) => ({ id, aliases: [], context: opts.context, contextSource: opts.context === undefined ? 'unknown' : 'llama.cpp /props n_ctx (per slot)', warnings: [] })),
   slots: { total: opts.slots ?? 1, busy: opts.busy ?? 0, free: (opts.slots ?? 1) - (opts.busy ?? 0), source: '/slots' }, metrics: { enabled: true }, server: {}, warnings: [], elapsedMs: 1,
 });
 const config = (names: string[]): Config => ({ path: undefined, sidecarPath: '/dev/null', endpoints: names.map(endpoint), models: [], defaults: defaultsSchema.parse({}) });
