@@ -23,6 +23,10 @@ export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 export const SETTING_SOURCES = ['user', 'project', 'local'] as const;
 
+/** defaults.failover: whether a running job may move to another endpoint serving its model (off by default). */
+export const FAILOVER_MODES = ['off', 'same_model'] as const;
+export type FailoverMode = (typeof FAILOVER_MODES)[number];
+
 const name = z.string().min(1, 'must not be empty');
 
 /** http(s) URL with nothing after the host but an optional trailing slash: we append /v1/... ourselves. */
@@ -136,6 +140,19 @@ export const defaultsSchema = z.strictObject({
    * 600: loading a large GGUF from disk takes one to several minutes, a restart with new flags a few more.
    */
   outage_wait_s: z.number().min(0).max(86_400).default(600),
+  /**
+   * `same_model`: a running job whose endpoint has not served its model for `failover_after_s` moves to another
+   * endpoint serving the same model (the same-model rule) with a free slot and a window no smaller than the one
+   * the session was told; its session continues there with a cold cache. `off` (the default): it waits, as above.
+   */
+  failover: z.enum(FAILOVER_MODES).default('off'),
+  /**
+   * How long the outage lasts before a move is tried (then at every probe, every 5 s, until one succeeds or the
+   * wait ends). 20: longer than a crashed server restarting with its model still in the page cache (seconds), and
+   * about what re-reading a 20k-token conversation cold on the other box costs at ~1000 tokens/s; an outage past
+   * that is most likely a model loading from disk, which takes minutes.
+   */
+  failover_after_s: z.number().min(0).max(86_400).default(20),
   system_prompt_append: z.string().default(DEFAULT_SYSTEM_PROMPT_APPEND),
   dump_requests: z.boolean().default(false),
   /**

@@ -10,7 +10,7 @@
  * every renderer handle every fact, so no audience can silently miss one.
  */
 import { inFlightLine } from './in-flight-line.js';
-import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type OutageRecord, type JobStatus, type WorktreeInfo } from './job-record.js';
+import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type MoveRecord, type OutageRecord, type JobStatus, type WorktreeInfo } from './job-record.js';
 import { describeSandboxRecord } from './sandbox/record.js';
 import { verificationLine } from './verify/record.js';
 import { outageWords } from '../shim/outage-hold.js';
@@ -44,10 +44,14 @@ export interface JobFactValues {
   readonly last_activity: string;
   /** The outage of its server the job waits out now, in words ("gpu is loading its model, 1 min 40 s so far; waiting up to 10 min"). */
   readonly outage_wait: string;
+  /** Why its last try to move to another endpoint serving its model found none (defaults.failover). */
+  readonly failover_blocked: string;
   /** One line (plus flag lines) per open backend request. */
   readonly in_flight: readonly string[];
   /** Every outage the job waited through: where, when, how it ended, what the probes saw. */
   readonly outages: readonly OutageRecord[];
+  /** Every move to another endpoint serving its model: from, to, when and why. */
+  readonly moves: readonly MoveRecord[];
   readonly backend_error: { readonly count: number; readonly last: BackendErrorEvent; readonly stillRunning: boolean };
   readonly result: string;
   readonly error: { readonly message: string; readonly code: string | undefined };
@@ -78,8 +82,10 @@ export const FACT_ORDER: readonly FactKey[] = [
   'usage',
   'last_activity',
   'outage_wait',
+  'failover_blocked',
   'in_flight',
   'outages',
+  'moves',
   'backend_error',
   'result',
   'error',
@@ -112,6 +118,8 @@ export function jobFacts(record: JobRecord, usageLine?: string, now: Date = new 
     outage_wait: record.outage_wait && outageWords(record.outage_wait, now),
     in_flight: inFlight?.map((r) => inFlightLine(r, now)),
     outages: nonEmpty(record.outages),
+    moves: nonEmpty(record.moves),
+    failover_blocked: record.failover_blocked,
     backend_error: lastError && { count: record.backend_errors?.length ?? 1, last: lastError, stillRunning: record.status === 'running' },
     result: record.result || undefined,
     error: record.error ? { message: record.error, code: record.error_code } : undefined,
@@ -155,6 +163,11 @@ function backendErrorLine(e: JobFactValues['backend_error']): string {
 /** One outage the job waited through, the same for every audience. */
 function outageLine(o: OutageRecord): string {
   return `outage of ${o.endpoint} ${o.started_at.slice(11, 19)}–${o.ended_at.slice(11, 19)} (${o.outcome}): it ${o.saw.join(', then ')}`;
+}
+
+/** One move to another endpoint, the same for every audience: "moved from gpu-a to gpu-b at 12:00:05 after gpu-a had not served …". */
+function moveLine(m: MoveRecord): string {
+  return `moved from ${m.from} to ${m.to} at ${m.at.slice(11, 19)} after ${m.reason}; ${m.to} serves ${m.served}${m.context === undefined ? '' : ` (${m.context}-token window)`}`;
 }
 
 function mediaLine(m: JobFactValues['media']): string {
@@ -234,6 +247,8 @@ export const SHARED_WORDS = {
   outage_wait: (words) => [`waiting for the model server: ${words}`],
   in_flight: (lines) => lines,
   outages: (list) => list.map(outageLine),
+  moves: (list) => list.map(moveLine),
+  failover_blocked: (why) => [`not moved to another endpoint: ${why}`],
   backend_error: (e) => [backendErrorLine(e), ...(e.stillRunning ? [`  ${explanationText(e.last.explanation)}`] : [])],
   result: (result) => [`result: ${result}`],
   files: (files) => [`files touched: ${files.join(', ')}`],

@@ -122,7 +122,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     // Not fatal: the entry goes when this process ends (its PID + start time no longer match).
     await board.release(id).catch((err: unknown) => deps.log.error('slot board: %s', errorMessage(err)));
   };
-  const run = { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, stateDir: deps.stateDir, claudeExecutable: deps.claudeExecutable, save };
+  const run = { shim: deps.shim, log: deps.log, parentEnv: deps.parentEnv, stateDir: deps.stateDir, claudeExecutable: deps.claudeExecutable, save, failover: { loadConfig: deps.loadConfig, observe: look, board } };
   const queue = createJobQueue({ jobs, board, loadConfig: deps.loadConfig, observe: look, save, release, log: deps.log, launch: (q, placement) => launchJob(q, placement, { jobs, run, settle: queue.settle, release, pump: queue.pump }) });
   const elsewhere: OtherProcessDeps = { stateDir: deps.stateDir, log: deps.log, get };
   // Still running here: its record (in memory) has not ended. Once it has, the session is free even if the job is still being wound up.

@@ -91,7 +91,19 @@ export const outageSchema = z.object({
   ended_at: z.string(),
   /** What the probes saw, in order: "is loading its model", "serves X now, not the job's model Y", … */
   saw: z.array(z.string()),
-  outcome: z.enum(['served again', 'deadline passed', 'job ended']),
+  outcome: z.enum(['served again', 'deadline passed', 'job ended', 'moved']),
+});
+
+/** One move of a running job to another endpoint serving its model (defaults.failover: same_model). */
+export const moveSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  at: z.string(),
+  /** Why it left: how long `from` had not served the job's model, and what the probes saw last. */
+  reason: z.string(),
+  /** The id `to` serves, and its per-request window. */
+  served: z.string(),
+  context: z.number().optional(),
 });
 
 export const jobRecordSchema = z.object({
@@ -140,6 +152,10 @@ export const jobRecordSchema = z.object({
   outage_wait: z.object({ endpoint: z.string(), since: z.string(), saw: z.string(), wait_s: z.number() }).optional(),
   /** Every outage of the job's endpoint the job waited through (at most 20, the latest kept). */
   outages: z.array(outageSchema).optional(),
+  /** Every move to another endpoint serving the job's model (defaults.failover: same_model), in order. */
+  moves: z.array(moveSchema).optional(),
+  /** Why the job's last try to move found no endpoint (a smaller window, no free slot…); absent once it moved. */
+  failover_blocked: z.string().optional(),
   /** The most recent backend errors (at most 20), each explained. */
   backend_errors: z.array(backendErrorSchema).optional(),
   result: z.string().optional(),

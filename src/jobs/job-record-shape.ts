@@ -303,7 +303,8 @@ export const JOB_RECORD_SHAPE: Shape = {
             "enum": [
               "served again",
               "deadline passed",
-              "job ended"
+              "job ended",
+              "moved"
             ]
           }
         },
@@ -315,6 +316,42 @@ export const JOB_RECORD_SHAPE: Shape = {
           "outcome"
         ]
       }
+    },
+    "moves": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "from": {
+            "type": "string"
+          },
+          "to": {
+            "type": "string"
+          },
+          "at": {
+            "type": "string"
+          },
+          "reason": {
+            "type": "string"
+          },
+          "served": {
+            "type": "string"
+          },
+          "context": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "from",
+          "to",
+          "at",
+          "reason",
+          "served"
+        ]
+      }
+    },
+    "failover_blocked": {
+      "type": "string"
     },
     "backend_errors": {
       "type": "array",

@@ -21,6 +21,7 @@ export type RequestFlag = z.infer<typeof schemas.flagSchema>;
 export type InFlightRequest = z.infer<typeof schemas.inFlightSchema>;
 export type BackendErrorEvent = z.infer<typeof schemas.backendErrorSchema>;
 export type OutageRecord = z.infer<typeof schemas.outageSchema>;
+export type MoveRecord = z.infer<typeof schemas.moveSchema>;
 export type JobRecord = z.infer<typeof schemas.jobRecordSchema>;
 
 /** Seconds from start (or creation, while queued) to the end, or to `now` while it runs. */

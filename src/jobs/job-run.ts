@@ -17,6 +17,7 @@ import { createRequestLog, type RequestLog } from '../shim/request-log.js';
 import type { PerJobValue } from '../shim/rewrite/per-job-values.js';
 import type { OpenRoute, Shim } from '../shim/routes.js';
 import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from './claude-binary.js';
+import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from './claude-session.js';
 import { isHarmlessStderr } from './claude-stderr.js';
 import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
@@ -42,6 +43,8 @@ export interface RunDeps {
   readonly stateDir: string;
   /** Persists the record; never throws: a record the disk refuses is logged, kept and written again (record-saver.ts). */
   readonly save: (record: JobRecord) => Promise<void>;
+  /** What a move to another endpoint needs (defaults.failover: same_model); absent: jobs never move. */
+  readonly failover?: FailoverDeps | undefined;
 }
 
 export interface PlacedJob {
@@ -49,10 +52,11 @@ export interface PlacedJob {
   readonly paths: JobPaths;
   readonly task: string;
   readonly settings: JobSettings;
-  readonly endpoint: Endpoint;
-  readonly servedModel: string;
-  readonly context: number | undefined;
-  readonly vision: boolean;
+  /** Where it runs: changed only when failover moves it (src/jobs/failover.ts). */
+  endpoint: Endpoint;
+  servedModel: string;
+  context: number | undefined;
+  vision: boolean;
   readonly worktree: PreparedWorktree | undefined;
   readonly workDir: string;
   readonly resumeSession: string | undefined;
@@ -161,6 +165,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
 async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opened: Opened): Promise<SessionOutcome> {
   // Filled once the sandbox's temp folder and the settings file exist; the shim reads it at each request.
   const perJobValues: PerJobValue[] = [];
+  const told: { window?: number | undefined } = {}; // the window the session is told, once its environment is made
   opened.route = await deps.shim.open({
     jobId: job.record.id,
     perJobValues: () => perJobValues,
@@ -175,6 +180,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
     probeTimeoutS: job.settings.probeTimeoutS,
     sameModel: sameModelRule(job.servedModel, job.settings.servedName),
     onOutage: run.outage,
+    failover: deps.failover && routeFailover(job, deps.failover, run, () => told.window),
   });
   // Not awaited before the spawn: Claude Code needs ~0.3 s to its first request, the snapshot a few ms.
   opened.metricsBefore = snapshotMetrics(job.endpoint, undefined);
@@ -183,6 +189,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
     ...buildSessionEnv({ baseUrl: opened.route.baseUrl, servedModel: job.servedModel, context: job.context, endpointEnv: job.endpoint.env, menuEnv: job.settings.menuEnv, parentEnv: deps.parentEnv }),
     [JOB_ENV_MARKER]: job.record.id, // a localagents started inside the session refuses to run
   };
+  told.window = toldWindow(sessionEnv);
   const overrides = await findOverrides(settingsFiles(job.workDir, job.settings.settingSources, sessionEnv), pinnedEnv(sessionEnv));
   for (const warning of [compactionWarning(sessionEnv, { ...job.endpoint.env, ...job.settings.menuEnv }), ...overrides.map(overrideWarning)]) {
     if (warning === undefined) continue;
@@ -224,7 +231,8 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
   if (verification !== undefined) run.line(verificationLine(verification));
   run.stop();
   run.line(`${new Date().toISOString()} job ${status}${error ? `: ${error}` : ''}`);
-  const before = await opened.metricsBefore;
+  // Counters of two servers do not subtract: a job that moved has no metrics delta.
+  const before = job.record.moves === undefined ? await opened.metricsBefore : undefined;
   const after = before ? await snapshotMetrics(job.endpoint, undefined) : undefined;
   let worktree = job.record.worktree;
   const warnings = [...job.record.warnings];

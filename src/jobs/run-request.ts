@@ -5,7 +5,7 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import type { Config, ModelMenuEntry, PermissionMode } from '../config/schema.js';
+import type { Config, FailoverMode, ModelMenuEntry, PermissionMode } from '../config/schema.js';
 import { BadArgumentError } from '../errors.js';
 import type { Isolation } from './job-record.js';
 import { sandboxPolicy, type SandboxPolicy, type SandboxRequest } from './sandbox/policy.js';
@@ -41,6 +41,11 @@ export interface JobSettings {
   /** defaults.outage_wait_s and probe_timeout_s: how long requests wait out the endpoint's outage, and each probe's bound. */
   readonly outageWaitS: number;
   readonly probeTimeoutS: number;
+  /** defaults.failover and failover_after_s: whether, and after how long an outage, the job may move to another endpoint. */
+  readonly failover: FailoverMode;
+  readonly failoverAfterS: number;
+  /** run_agent's endpoint argument: a job pinned to one endpoint never moves. */
+  readonly pinnedEndpoint: string | undefined;
   /** The menu entry's served_name, when set: its glob decides which served ids are the job's model. */
   readonly servedName: string | undefined;
   readonly allowedTools: readonly string[];
@@ -123,6 +128,9 @@ export async function settleSettings(
     timeoutS: request.timeoutS ?? d.timeout_s,
     outageWaitS: d.outage_wait_s,
     probeTimeoutS: d.probe_timeout_s,
+    failover: d.failover,
+    failoverAfterS: d.failover_after_s,
+    pinnedEndpoint: request.endpoint,
     servedName: menuEntry?.served_name,
     allowedTools,
     disallowedTools: disallowed,

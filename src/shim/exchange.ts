@@ -13,9 +13,10 @@ import type { TranslatedError } from './translate/anthropic-error.js';
 import type { UpstreamPools } from './upstream.js';
 
 export interface RouteState {
-  readonly spec: RouteSpec;
-  /** The endpoint's base_url, parsed once for the route (read only). */
-  readonly endpointUrl: URL;
+  /** Replaced (with endpointUrl) only when failover moves the job to another endpoint (server.ts). */
+  spec: RouteSpec;
+  /** The endpoint's base_url, parsed once for the route and again when it moves. */
+  endpointUrl: URL;
   /** Prompt size of the last answered request: a cheap first guess of the next one's. */
   lastPrompt: { tokens: number; bytes: number } | undefined;
   /** /v1/messages requests opened on this route so far (numbers them). */

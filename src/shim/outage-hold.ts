@@ -3,7 +3,9 @@
  * endpoint down, loading or serving another model, every request of the job
  * waits here (probing with back-off) until the endpoint serves the job's model
  * again, or until `defaults.outage_wait_s` has passed since the outage began.
- * One wait per route: Claude Code's retries and token counts join it.
+ * One wait per route: Claude Code's retries and token counts join it. With
+ * defaults.failover, an outage past its grace also asks, at every probe, to move
+ * the job to another endpoint; once it moves, the wait ends and the held requests go there.
  */
 import type { EndpointProbe } from '../backends/types.js';
 
@@ -24,7 +26,18 @@ export interface OutageReport {
   readonly ended_at: string;
   /** Every distinct thing the probes saw, in order (at most MAX_SEEN). */
   readonly saw: string[];
-  readonly outcome: 'served again' | 'deadline passed' | 'job ended';
+  readonly outcome: 'served again' | 'deadline passed' | 'job ended' | 'moved';
+}
+
+/** A try to move the job to another endpoint serving its model: moved (the route forwards there now), or why not. */
+export type MoveAttempt = { readonly kind: 'moved'; readonly to: string; readonly servedId: string } | { readonly kind: 'stay'; readonly why: string };
+
+/** defaults.failover: same_model, as the wait sees it. */
+export interface OutageFailover {
+  /** An outage this old (seconds) is a reason to move; tried at that moment, then at every probe. */
+  readonly afterS: number;
+  /** `since`: when the outage began; `saw`: what the last probe saw. */
+  tryMove(since: string, saw: string): Promise<MoveAttempt>;
 }
 
 /** The wait going on now, for the live views. */
@@ -126,13 +139,15 @@ function orGone(wait: Promise<HoldOutcome>, signal: AbortSignal): Promise<HoldOu
   });
 }
 
-export function createRouteOutage(endpoint: string, waitS: number, look: LookAtServer, events: OutageEvents): RouteOutage {
+export function createRouteOutage(endpoint: string, waitS: number, look: LookAtServer, events: OutageEvents, failover?: OutageFailover): RouteOutage {
   const closed = new AbortController();
+  let endpointName = endpoint; // another one once the job moved (failover)
+  let stayedBecause: string | undefined; // why the last try to move found nowhere to go
   let current: { since: number; seen: string[]; saw: string; done: Promise<HoldOutcome> } | undefined;
   let expiredMessage: string | undefined;
   let lastServed = Date.now(); // the job was placed on a probe that saw its model
 
-  const live = (o: { since: number; saw: string }): OutageLive => ({ endpoint, since: new Date(o.since).toISOString(), saw: o.saw, wait_s: waitS });
+  const live = (o: { since: number; saw: string }): OutageLive => ({ endpoint: endpointName, since: new Date(o.since).toISOString(), saw: o.saw, wait_s: waitS });
   const see = (saw: string): void => {
     if (current === undefined || current.saw === saw) return;
     current.saw = saw;
@@ -141,7 +156,7 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
   };
   const end = (outcome: OutageReport['outcome']): void => {
     if (current === undefined) return;
-    events.onEnd({ endpoint, started_at: new Date(current.since).toISOString(), ended_at: new Date().toISOString(), saw: [...current.seen], outcome });
+    events.onEnd({ endpoint: endpointName, started_at: new Date(current.since).toISOString(), ended_at: new Date().toISOString(), saw: [...current.seen], outcome });
     events.onLive(undefined);
   };
 
@@ -149,7 +164,8 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
     let delay = FIRST_PROBE_MS;
     for (;;) {
       const left = since + waitS * 1000 - Date.now();
-      await sleep(Math.max(0, Math.min(delay, left)), closed.signal);
+      const moveLeft = failover === undefined ? Infinity : since + failover.afterS * 1000 - Date.now();
+      await sleep(Math.max(0, Math.min(delay, left, moveLeft > 0 ? moveLeft : Infinity)), closed.signal);
       if (closed.signal.aborted) {
         end('job ended');
         return { kind: 'gone' };
@@ -161,9 +177,21 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
         return { kind: 'serving', servedId: seen.servedId };
       }
       see(seen.saw);
+      if (failover !== undefined && Date.now() - since >= failover.afterS * 1000) {
+        const attempt = await failover.tryMove(new Date(since).toISOString(), seen.saw).catch((err: unknown): MoveAttempt => ({ kind: 'stay', why: `the move failed (${err instanceof Error ? err.message : String(err)})` }));
+        if (attempt.kind === 'moved') {
+          lastServed = Date.now();
+          end('moved');
+          endpointName = attempt.to;
+          stayedBecause = undefined;
+          return { kind: 'serving', servedId: attempt.servedId };
+        }
+        stayedBecause = attempt.why;
+      }
       if (Date.now() - since >= waitS * 1000) {
         const seenList = current?.seen ?? [seen.saw];
-        expiredMessage = `The model server '${endpoint}' did not serve the job's model again within defaults.outage_wait_s=${waitS} s (localagents held the job's requests since ${new Date(since).toISOString()}); it ${seenList.join(', then ')}`;
+        const stayed = stayedBecause === undefined ? '' : `; no other endpoint could take the job: ${stayedBecause}`;
+        expiredMessage = `The model server '${endpointName}' did not serve the job's model again within defaults.outage_wait_s=${waitS} s (localagents held the job's requests since ${new Date(since).toISOString()}); it ${seenList.join(', then ')}${stayed}`;
         end('deadline passed');
         return { kind: 'expired', message: expiredMessage };
       }

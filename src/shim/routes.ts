@@ -38,6 +38,32 @@ export interface RouteSpec {
   readonly sameModel?: ((id: string) => boolean) | undefined;
   /** The outage's live words and, when it is over, its report for the record. */
   readonly onOutage?: OutageEvents | undefined;
+  /** defaults.failover: same_model — during an outage, the job may move to another endpoint (absent: it only waits). */
+  readonly failover?: RouteFailover | undefined;
+}
+
+/** Where a route forwards to: the endpoint, the id it serves for the job, its window and whether it sees images. */
+export interface RouteUpstream {
+  readonly endpoint: Endpoint;
+  readonly servedModel: string;
+  readonly context: number | undefined;
+  readonly vision: boolean;
+}
+
+/** The outage a move is asked about: since when the endpoint has not served the job's model, and what was seen last. */
+export interface MoveRequest {
+  readonly from: string;
+  readonly since: string;
+  readonly saw: string;
+}
+
+/** A move the job side agreed to (its slot lease is already on the new endpoint), or why there is none. */
+export type MoveChoice = { readonly kind: 'moved'; readonly upstream: RouteUpstream } | { readonly kind: 'stay'; readonly why: string };
+
+export interface RouteFailover {
+  /** How long an outage lasts before a move is tried (defaults.failover_after_s); then again at every probe. */
+  readonly afterS: number;
+  move(request: MoveRequest): Promise<MoveChoice>;
 }
 
 export interface OpenRoute {

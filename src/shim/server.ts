@@ -12,9 +12,9 @@ import { learnSecret } from '../secrets/redact.js';
 import { createProber } from '../backends/probe.js';
 import { forwardRequest } from './forward.js';
 import type { RouteState } from './exchange.js';
-import { createRouteOutage, lookFromProbe, type RouteOutage } from './outage-hold.js';
+import { createRouteOutage, lookFromProbe, type OutageFailover, type RouteOutage } from './outage-hold.js';
 import { createPdfTextCache } from './pdf-text.js';
-import type { OpenRoute, RouteSpec, Shim } from './routes.js';
+import type { OpenRoute, RouteSpec, RouteUpstream, Shim } from './routes.js';
 import { createUpstreamPools } from './upstream.js';
 import { createPromptWatch } from './prompt-watch.js';
 
@@ -44,17 +44,43 @@ function notFound(res: ServerResponse, message = 'unknown or finished localagent
   res.end(body);
 }
 
+/**
+ * A route moved by failover: its next requests, and the held ones, go to `to`. The token, the request
+ * numbering and the outage wait stay; the last prompt size is another server's, so it is forgotten.
+ */
+function moveRoute(route: RouteState, to: RouteUpstream): void {
+  learnSecret(to.endpoint.apiKey);
+  route.spec = { ...route.spec, ...to };
+  route.endpointUrl = new URL(to.endpoint.base_url);
+  route.lastPrompt = undefined;
+}
+
 export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
-  const inFlight = new Map<string, number>();
+  /** Open requests per route: they count at the endpoint the route uses now, so a moved job's held requests move with it. */
+  const openRequests = new Map<RouteState, number>();
   const pools = createUpstreamPools();
   // Probes an endpoint while a job waits for it; its own keep-alive agent, apart from the forwarding pools.
   const prober = createProber();
-  const outageOf = (spec: RouteSpec): RouteOutage | undefined => {
+  /** `now`: the route as it is at each probe (failover may have moved it). */
+  const outageOf = (spec: RouteSpec, now: () => RouteState): RouteOutage | undefined => {
     if (spec.outageWaitS === undefined || spec.outageWaitS <= 0) return undefined;
-    const sameModel = spec.sameModel ?? ((id: string) => id === spec.servedModel);
-    const look = async () => lookFromProbe(await prober.probeEndpoint(spec.endpoint, spec.probeTimeoutS ?? 2.5), spec.servedModel, sameModel);
-    return createRouteOutage(spec.endpoint.name, spec.outageWaitS, look, spec.onOutage ?? { onLive: () => undefined, onEnd: () => undefined });
+    const look = async () => {
+      const current = now().spec;
+      const sameModel = current.sameModel ?? ((id: string) => id === current.servedModel);
+      return lookFromProbe(await prober.probeEndpoint(current.endpoint, current.probeTimeoutS ?? 2.5), current.servedModel, sameModel);
+    };
+    const { failover } = spec;
+    const moves: OutageFailover | undefined = failover && {
+      afterS: failover.afterS,
+      async tryMove(since, saw) {
+        const choice = await failover.move({ from: now().spec.endpoint.name, since, saw });
+        if (choice.kind === 'stay') return choice;
+        moveRoute(now(), choice.upstream);
+        return { kind: 'moved', to: choice.upstream.endpoint.name, servedId: choice.upstream.servedModel };
+      },
+    };
+    return createRouteOutage(spec.endpoint.name, spec.outageWaitS, look, spec.onOutage ?? { onLive: () => undefined, onEnd: () => undefined }, moves);
   };
   const shared = { pools, promptWatch: createPromptWatch(pools), pdfTexts: createPdfTextCache() };
   let server: Server | undefined;
@@ -75,8 +101,7 @@ export function createShimServer(log: Logger): ShimServer {
       req.resume();
       return notFound(res, `localagents forwards only POST /v1/messages and POST /v1/messages/count_tokens to the model server, not ${req.method ?? 'GET'} ${pathAndQuery.split('?', 1)[0] ?? ''}`);
     }
-    const endpoint = route.spec.endpoint.name;
-    inFlight.set(endpoint, (inFlight.get(endpoint) ?? 0) + 1);
+    openRequests.set(route, (openRequests.get(route) ?? 0) + 1);
     forwardRequest(req, res, pathAndQuery, route, shared, log)
       .catch((err: unknown) => {
         log.error('shim: %s', err instanceof Error ? err.stack : String(err));
@@ -85,7 +110,11 @@ export function createShimServer(log: Logger): ShimServer {
           res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'localagents shim internal error' } }));
         } else res.destroy();
       })
-      .finally(() => inFlight.set(endpoint, (inFlight.get(endpoint) ?? 1) - 1));
+      .finally(() => {
+        const left = (openRequests.get(route) ?? 1) - 1;
+        if (left > 0) openRequests.set(route, left);
+        else openRequests.delete(route);
+      });
   };
 
   const start = (): Promise<number> => {
@@ -106,8 +135,9 @@ export function createShimServer(log: Logger): ShimServer {
       const port = await start();
       // 192 bits from the CSPRNG: the token is the only thing standing between a local process and the backend.
       const token = randomBytes(24).toString('base64url');
-      const outage = outageOf(spec);
-      routes.set(token, { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0, outage });
+      const route: RouteState = { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0, outage: outageOf(spec, () => route) };
+      const { outage } = route;
+      routes.set(token, route);
       return {
         baseUrl: `http://127.0.0.1:${port}${JOB_PREFIX}${token}`,
         close: () => {
@@ -116,7 +146,11 @@ export function createShimServer(log: Logger): ShimServer {
         },
       };
     },
-    inFlight: (endpoint) => inFlight.get(endpoint) ?? 0,
+    inFlight: (endpoint) => {
+      let n = 0;
+      for (const [route, count] of openRequests) if (route.spec.endpoint.name === endpoint) n += count;
+      return n;
+    },
     port: () => {
       const address = server?.address();
       return address && typeof address === 'object' ? address.port : undefined;

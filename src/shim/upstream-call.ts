@@ -9,6 +9,9 @@ import type { Dispatcher } from 'undici';
 import { discard } from '../backends/answer-body.js';
 import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Exchange } from './exchange.js';
+import { readBodyView, writeBody } from './json-body.js';
+import { rewriteModelId } from './rewrite/model-id.js';
+import type { RouteSpec } from './routes.js';
 import { failedOnStaleSocket } from './stale-socket.js';
 import { outageDeadlineError, unreachableBackendError } from './translate/backend-error.js';
 import { requestHeadersForBackend } from './upstream.js';
@@ -42,9 +45,22 @@ async function send(x: Exchange, body: Buffer, fresh: { used: boolean }): Promis
   }
 }
 
+/**
+ * Failover moved the job while this request was held (defaults.failover): it goes to the new endpoint,
+ * asking for the id that endpoint serves.
+ */
+function movedBody(x: Exchange, body: Buffer, from: RouteSpec): Buffer {
+  const to = x.route.spec;
+  x.log.note(`held ${Math.round(performance.now() - x.log.started)} ms, then moved from ${from.endpoint.name} to ${to.endpoint.name} (defaults.failover)`);
+  const view = x.isMessages || x.isCount ? readBodyView(body) : undefined;
+  if (view === undefined || to.servedModel === from.servedModel) return body;
+  return writeBody(view, rewriteModelId(view.fields, to.servedModel).body as Readonly<Record<string, unknown>>); // an object stays an object
+}
+
 /** The backend's answer (status and headers; the body unread), or undefined when the shim has answered and logged already. */
 export async function callUpstream(x: Exchange, body: Buffer): Promise<Dispatcher.ResponseData | undefined> {
-  const { outage, spec, endpointUrl } = x.route;
+  const { outage } = x.route;
+  let { spec } = x.route;
   const fresh = { used: false };
   let held: string | undefined; // why the last attempt found no server, while the job's outage wait lasts
   for (;;) {
@@ -59,7 +75,11 @@ export async function callUpstream(x: Exchange, body: Buffer): Promise<Dispatche
         x.fail(outageDeadlineError(outcome.message), { note: 'held for the model server until defaults.outage_wait_s passed', errorSource: 'outage' });
         return undefined;
       }
-      x.log.note(`held ${Math.round(performance.now() - x.log.started)} ms until ${spec.endpoint.name} served the job's model again`);
+      if (x.route.spec === spec) x.log.note(`held ${Math.round(performance.now() - x.log.started)} ms until ${spec.endpoint.name} served the job's model again`);
+      else {
+        body = movedBody(x, body, spec);
+        spec = x.route.spec;
+      }
     } else if (outage !== undefined && x.isMessages) {
       const seen = await outage.recheck();
       if (seen !== undefined && !seen.serving) {
@@ -76,7 +96,7 @@ export async function callUpstream(x: Exchange, body: Buffer): Promise<Dispatche
         x.log.write({ status: 0, note: 'client closed the connection before the backend answered' });
         return undefined;
       }
-      const failure = classifyConnectFailure(err, endpointUrl.host, 10);
+      const failure = classifyConnectFailure(err, x.route.endpointUrl.host, 10);
       if (outage !== undefined) {
         held = `is down (${failure.reason})`;
         continue;

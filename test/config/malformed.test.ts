@@ -208,6 +208,23 @@ const CASES: readonly Case[] = [
     key: 'defaults.timeout_s',
   },
   {
+    name: 'failover set to a word it does not know, and a negative failover_after_s',
+    yaml: 'defaults:\n  failover: true\n  failover_after_s: -1\n',
+    message: [
+      'models.yaml:2: defaults.failover: expected one of "off", "same_model", got boolean true',
+      'models.yaml:3: defaults.failover_after_s: expected a number from 0 to 86400, got -1',
+    ].join('\n'),
+    line: 2,
+    key: 'defaults.failover',
+  },
+  {
+    name: 'failover misspelt',
+    yaml: 'defaults:\n  failover: same-model\n',
+    message: 'models.yaml:2: defaults.failover: expected one of "off", "same_model", got string "same-model" — did you mean "same_model"?',
+    line: 2,
+    key: 'defaults.failover',
+  },
+  {
     name: 'worktree_caches misspelt',
     yaml: 'defaults:\n  worktree_cache: [node_modules]\n',
     message: 'models.yaml:2: defaults.worktree_cache: unknown key — did you mean worktree_caches?',

@@ -98,6 +98,10 @@ function evidence(facts: JobFacts, key: FactKey): string[] {
       return [(facts.outage_wait ?? '').split(',')[0] ?? ''];
     case 'outages':
       return (facts.outages ?? []).map((o) => o.endpoint + ' ' + o.started_at.slice(11, 19));
+    case 'failover_blocked':
+      return [facts.failover_blocked ?? ''];
+    case 'moves':
+      return (facts.moves ?? []).map((m) => `moved from ${m.from} to ${m.to}`);
     case 'in_flight':
       // "request 3: generating" — the seconds after it move with the clock.
       return (facts.in_flight ?? []).map((line) => line.split(' for ')[0] ?? line);

@@ -37,3 +37,20 @@ describe('a job waiting for its model server', () => {
     expect(jobListRow({ ...record, outage_wait: undefined }).waiting_for_server).toBeUndefined();
   });
 });
+
+describe('a job that moved to another endpoint serving its model (defaults.failover)', () => {
+  const moved: JobRecord = {
+    ...record,
+    outage_wait: undefined,
+    moves: [{ from: 'gpu-a', to: 'gpu-b', at: '2026-12-02T11:00:20.000Z', reason: "gpu-a had not served the job's model for 20 s (it is down (host is up, nothing listens on gpu-a:8080))", served: 'm', context: 131072 }],
+    failover_blocked: 'gpu-c serves m with a 32768-token window, smaller than the 131072 tokens the session was told',
+  };
+  const MOVE = "moved from gpu-a to gpu-b at 11:00:20 after gpu-a had not served the job's model for 20 s (it is down (host is up, nothing listens on gpu-a:8080)); gpu-b serves m (131072-token window)";
+  const BLOCKED = 'not moved to another endpoint: gpu-c serves m with a 32768-token window, smaller than the 131072 tokens the session was told';
+  it('job_status and localagents show both say where it moved, when, why, and why a try found nowhere', () => {
+    for (const text of [jobSummary(moved), jobReport(moved)]) {
+      expect(text).toContain(MOVE);
+      expect(text).toContain(BLOCKED);
+    }
+  });
+});

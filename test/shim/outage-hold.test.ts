@@ -1,7 +1,7 @@
 /** The outage wait of one route (src/shim/outage-hold.ts): what a probe means, the words, and the wait's end. */
 import { describe, expect, it } from 'vitest';
 import type { EndpointProbe } from '../../src/backends/types.js';
-import { createRouteOutage, durationWords, lookFromProbe, outageWords, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
+import { createRouteOutage, durationWords, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
 import { sameModelRule } from '../../src/jobs/same-model.js';
 
 const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
@@ -92,5 +92,43 @@ describe('one route\'s wait', () => {
     outage.close();
     await new Promise((r) => setTimeout(r, 50));
     expect(reports.map((r) => r.outcome)).toEqual(['job ended']);
+  });
+
+  it('with failover: no move is asked before failover_after_s; then one at every probe until it moves, and the wait ends there, reported as moved', async () => {
+    const looks = scripted([{ serving: false, saw: 'is down (refused)' }]);
+    const reports: OutageReport[] = [];
+    const asked: number[] = [];
+    const answers: MoveAttempt[] = [{ kind: 'stay', why: 'gpu-b has no free slot (1 in all: 1 by this process)' }, { kind: 'moved', to: 'gpu-b', servedId: 'm' }];
+    const began = Date.now();
+    const outage = createRouteOutage('gpu-a', 60, looks.look, { onLive: () => undefined, onEnd: (r) => reports.push(r) }, {
+      afterS: 0.7,
+      tryMove: (since, saw) => {
+        asked.push(Date.now() - began);
+        expect(saw).toBe('is down (refused)');
+        expect(Date.parse(since)).toBeGreaterThanOrEqual(began - 5);
+        return Promise.resolve(answers[asked.length - 1]!);
+      },
+    });
+    const outcome = await outage.wait('is down (refused)', new AbortController().signal);
+    expect(outcome).toEqual({ kind: 'serving', servedId: 'm' });
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toBeGreaterThanOrEqual(690); // tried at the grace, not at the next probe after it
+    expect(asked[0]).toBeLessThan(1500);
+    expect(reports).toMatchObject([{ endpoint: 'gpu-a', outcome: 'moved' }]);
+    // The next outage is the new endpoint's.
+    const again = outage.wait('is down (refused)', new AbortController().signal);
+    outage.close();
+    await again;
+    expect(reports.at(-1)).toMatchObject({ endpoint: 'gpu-b', outcome: 'job ended' });
+  });
+
+  it('with failover and nowhere to go: the deadline\'s words end with why no other endpoint could take the job', async () => {
+    const looks = scripted([{ serving: false, saw: 'is down (refused)' }]);
+    const outage = createRouteOutage('gpu-a', 0.5, looks.look, { onLive: () => undefined, onEnd: () => undefined }, {
+      afterS: 0,
+      tryMove: () => Promise.resolve({ kind: 'stay', why: 'no other endpoint serves m now (gpu-b is down (refused))' }),
+    });
+    const outcome = await outage.wait('is down (refused)', new AbortController().signal);
+    expect(outcome.kind === 'expired' && outcome.message).toMatch(/; it is down \(refused\); no other endpoint could take the job: no other endpoint serves m now \(gpu-b is down \(refused\)\)$/);
   });
 });
