@@ -52,7 +52,8 @@ export function createShimServer(log: Logger): ShimServer {
   const outageOf = (spec: RouteSpec): RouteOutage | undefined => {
     if (spec.outageWaitS === undefined || spec.outageWaitS <= 0) return undefined;
     const sameModel = spec.sameModel ?? ((id: string) => id === spec.servedModel);
-    const look = async () => lookFromProbe(await prober.probeEndpoint(spec.endpoint, spec.probeTimeoutS ?? 2.5), spec.servedModel, sameModel);
+    const job = { id: spec.servedModel, ...spec.servedWeights };
+    const look = async () => lookFromProbe(await prober.probeEndpoint(spec.endpoint, spec.probeTimeoutS ?? 2.5), job, sameModel);
     return createRouteOutage(spec.endpoint.name, spec.outageWaitS, look, spec.onOutage ?? { onLive: () => undefined, onEnd: () => undefined });
   };
   const shared = { pools, promptWatch: createPromptWatch(pools), pdfTexts: createPdfTextCache() };
