@@ -14,7 +14,7 @@ const modelsBody = z.object({
     z.looseObject({
       id: z.string(),
       aliases: z.array(z.string()).optional(),
-      meta: z.looseObject({ n_ctx: z.number().optional(), n_ctx_train: z.number().optional() }).optional(),
+      meta: z.looseObject({ n_ctx: z.number().optional(), n_ctx_train: z.number().optional(), n_params: z.number().optional(), size: z.number().optional() }).optional(),
       status: z.looseObject({ value: z.string().optional() }).optional(),
       architecture: z.looseObject({ input_modalities: z.array(z.string()).optional() }).optional(),
     }),
@@ -23,6 +23,7 @@ const modelsBody = z.object({
 
 const propsBody = z.looseObject({
   role: z.string().optional(),
+  model_path: z.string().optional(),
   total_slots: z.number().optional(),
   default_generation_settings: z.looseObject({ n_ctx: z.number().optional() }).optional(),
   endpoint_slots: z.boolean().optional(),
@@ -82,6 +83,9 @@ export const probeLlamaCpp: BackendProber = async (ctx) => {
       // A router's /props is its own, not a model's: each model says it in /v1/models.
       vision: router ? m.architecture?.input_modalities?.includes('image') : props?.modalities?.vision,
       warnings: contextWarning(m.id, context !== undefined && context > 0 ? context : undefined, SLOT_FIX),
+      // A router's model_path is "none": each model runs in a child of its own.
+      file: router ? undefined : props?.model_path,
+      fingerprint: m.meta?.n_params !== undefined && m.meta.size !== undefined ? `${m.meta.n_params} parameters, ${m.meta.size} bytes` : undefined,
     };
   });
 

@@ -20,7 +20,7 @@ import { errorMessageOf, parseJson } from './http-get.js';
 import { contextWarning, findings, optional, type BackendProber, type ProbeContext } from './probe-context.js';
 import type { ServedModel } from './types.js';
 
-const tagsBody = z.object({ models: z.array(z.looseObject({ name: z.string(), model: z.string().optional() })) });
+const tagsBody = z.object({ models: z.array(z.looseObject({ name: z.string(), model: z.string().optional(), digest: z.string().optional() })) });
 const psBody = z.object({ models: z.array(z.looseObject({ name: z.string(), context_length: z.number().int().positive().optional() })) });
 /** types/model/capability.go: completion, tools, insert, vision, embedding, thinking; absent before Ollama reported it. */
 const showBody = z.looseObject({ capabilities: z.array(z.string()).optional() });
@@ -71,6 +71,8 @@ export const probeOllama: BackendProber = async (ctx) => {
       contextSource: context !== undefined ? 'ollama /api/ps context_length' : 'unknown',
       routerStatus: isLoaded ? 'loaded' : 'unloaded',
       warnings,
+      // The same name pulled again may be other weights: the digest says.
+      fingerprint: m.digest === undefined || m.digest === '' ? undefined : `digest ${m.digest}`,
     };
   });
   return {

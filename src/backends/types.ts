@@ -19,7 +19,18 @@ export type ContextSource =
   | 'models.yaml context'
   | 'unknown';
 
-export interface ServedModel {
+/**
+ * Which weights a served id runs on, where the server says (docs/backends.md §3, §5, §7): a restart with another
+ * file under the same id (llama-server's --alias) is another model to a running job.
+ */
+export interface ModelWeights {
+  /** llama.cpp: /props model_path (single-model servers); vLLM: /v1/models root (its --model, a path or a repo id). */
+  readonly file?: string | undefined;
+  /** llama.cpp: /v1/models meta n_params and size; Ollama: the /api/tags digest. */
+  readonly fingerprint?: string | undefined;
+}
+
+export interface ServedModel extends ModelWeights {
   /** The exact id the server answers to (vLLM: a --served-model-name; llama.cpp: the alias). */
   readonly id: string;
   readonly aliases: readonly string[];

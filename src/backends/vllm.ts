@@ -1,6 +1,6 @@
 /**
  * Probe of a vLLM server: /v1/models (ids, max_model_len) and /metrics
- * (running/waiting requests, KV-cache usage). Facts: docs/backends.md §5.
+ * (running/waiting requests, KV-cache usage); `root` is the weights a served name runs on. Facts: docs/backends.md §5.
  */
 import { z } from 'zod';
 import { errorMessageOf, parseJson } from './http-get.js';
@@ -9,7 +9,7 @@ import { contextWarning, findings, optional, type BackendProber } from './probe-
 import type { ServedModel } from './types.js';
 
 const modelsBody = z.object({
-  data: z.array(z.looseObject({ id: z.string(), max_model_len: z.number().optional(), parent: z.string().nullable().optional() })),
+  data: z.array(z.looseObject({ id: z.string(), max_model_len: z.number().optional(), parent: z.string().nullable().optional(), root: z.string().optional() })),
 });
 
 export const probeVllm: BackendProber = async (ctx) => {
@@ -27,6 +27,7 @@ export const probeVllm: BackendProber = async (ctx) => {
     context: m.max_model_len,
     contextSource: m.max_model_len !== undefined ? 'vllm max_model_len' : 'unknown',
     warnings: contextWarning(m.id, m.max_model_len, 'raise --max-model-len'),
+    file: m.root,
   }));
   const metricsOn = metricsRes?.status === 200;
   const samples = metricsOn ? parsePrometheus(metricsRes.text) : [];

@@ -126,13 +126,14 @@ export function routeFailover(job: MovableJob, deps: FailoverDeps, notes: MoveNo
       job.context = candidate.context;
       job.vision = candidate.vision;
       notes.update({
-        model: { ...job.record.model, served: candidate.model.id, endpoint: candidate.endpoint.name, context: candidate.context, context_source: candidate.contextSource, endpoint_reason: `moved from ${request.from} (defaults.failover): ${reason}` },
+        model: { ...job.record.model, served: candidate.model.id, served_file: candidate.model.file, served_fingerprint: candidate.model.fingerprint, endpoint: candidate.endpoint.name, context: candidate.context, context_source: candidate.contextSource, endpoint_reason: `moved from ${request.from} (defaults.failover): ${reason}` },
         moves: [...(job.record.moves ?? []), move],
         failover_blocked: undefined,
       });
       notes.line(`${clock(at)} moved from ${move.from} to ${move.to} after ${move.reason}; ${move.to} serves ${move.served}, and reads the conversation afresh (its cache starts cold)`);
       notes.scheduleSave();
-      return { kind: 'moved', upstream: { endpoint: candidate.endpoint, servedModel: candidate.model.id, context: candidate.context, vision: candidate.vision } };
+      const servedWeights = { file: candidate.model.file, fingerprint: candidate.model.fingerprint };
+      return { kind: 'moved', upstream: { endpoint: candidate.endpoint, servedModel: candidate.model.id, servedWeights, context: candidate.context, vision: candidate.vision } };
     },
   };
 }

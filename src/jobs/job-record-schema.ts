@@ -116,6 +116,10 @@ export const jobRecordSchema = z.object({
   model: z.object({
     requested: z.string().optional(),
     served: z.string().optional(),
+    /** The weights the endpoint served it from at the start, where it said (llama.cpp model_path, vLLM root). */
+    served_file: z.string().optional(),
+    /** What told those weights apart, where the server said (llama.cpp parameters and bytes, Ollama's digest). */
+    served_fingerprint: z.string().optional(),
     endpoint: z.string().optional(),
     context: z.number().optional(),
     context_source: z.string().optional(),

@@ -40,6 +40,12 @@ export const JOB_RECORD_SHAPE: Shape = {
         "served": {
           "type": "string"
         },
+        "served_file": {
+          "type": "string"
+        },
+        "served_fingerprint": {
+          "type": "string"
+        },
         "endpoint": {
           "type": "string"
         },

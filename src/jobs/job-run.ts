@@ -171,6 +171,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
     perJobValues: () => perJobValues,
     endpoint: job.endpoint,
     servedModel: job.servedModel,
+    servedWeights: { file: job.record.model.served_file, fingerprint: job.record.model.served_fingerprint },
     context: job.context,
     vision: job.vision,
     log: opened.requestLog,

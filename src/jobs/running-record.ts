@@ -19,6 +19,8 @@ export function runningRecord(queued: JobRecord, placement: Placement, worktree:
     model: {
       ...queued.model,
       served: candidate.model.id,
+      served_file: candidate.model.file,
+      served_fingerprint: candidate.model.fingerprint,
       endpoint: candidate.endpoint.name,
       context: candidate.context,
       context_source: candidate.contextSource,

@@ -7,7 +7,7 @@
  * defaults.failover, an outage past its grace also asks, at every probe, to move
  * the job to another endpoint; once it moves, the wait ends and the held requests go there.
  */
-import type { EndpointProbe } from '../backends/types.js';
+import type { EndpointProbe, ModelWeights, ServedModel } from '../backends/types.js';
 
 /** What one look at the endpoint found, in words that follow its name ("gpu is loading its model"). */
 export interface ServerLook {
@@ -101,17 +101,41 @@ export function outageWords(live: OutageLive, now: Date = new Date()): string {
   return `${live.endpoint} ${live.saw}, ${durationWords(sofar)} so far; waiting up to ${durationWords(live.wait_s)}`;
 }
 
+/** The job's model as its endpoint served it when the job was placed: the id, and the weights where the server said. */
+export interface JobModel extends ModelWeights {
+  readonly id: string;
+}
+
 /**
- * What a probe means for a job: serving only when the endpoint is up and one of
- * its served ids (or aliases) is the job's model by `sameModel`.
+ * Words for other weights under the job's own id ("from /models/b.gguf now, not the job's model X from
+ * /models/a.gguf"); undefined when they are the job's, or when the server does not say (the id decides). An id
+ * the menu entry's glob accepts beside the job's is another quantisation by design: the menu decides.
  */
-export function lookFromProbe(probe: EndpointProbe, jobModel: string, sameModel: (id: string) => boolean): ServerLook {
+function otherWeights(served: ServedModel, job: JobModel): string | undefined {
+  if (served.id !== job.id && !served.aliases.includes(job.id)) return undefined;
+  if (job.file !== undefined && served.file !== undefined && served.file !== job.file) {
+    return `serves ${served.id} from ${served.file} now, not the job's model ${job.id} from ${job.file}`;
+  }
+  if (job.fingerprint !== undefined && served.fingerprint !== undefined && served.fingerprint !== job.fingerprint) {
+    return `serves ${served.id} with other weights now (${served.fingerprint}), not the job's model ${job.id} (${job.fingerprint})`;
+  }
+  return undefined;
+}
+
+/**
+ * What a probe means for a job: serving only when the endpoint is up and one of its served ids (or aliases) is
+ * the job's model by `sameModel`, on the weights the job started on where the server reports them.
+ */
+export function lookFromProbe(probe: EndpointProbe, job: JobModel, sameModel: (id: string) => boolean): ServerLook {
   if (probe.state === 'loading') return { serving: false, saw: 'is loading its model' };
   if (probe.state !== 'up') return { serving: false, saw: `is ${probe.state} (${probe.reason})` };
   const match = probe.models.find((m) => sameModel(m.id) || m.aliases.some(sameModel));
-  if (match !== undefined) return { serving: true, saw: `serves ${match.id}`, servedId: match.id };
+  if (match !== undefined) {
+    const swapped = otherWeights(match, job);
+    return swapped === undefined ? { serving: true, saw: `serves ${match.id}`, servedId: match.id } : { serving: false, saw: swapped };
+  }
   const ids = probe.models.map((m) => m.id);
-  return { serving: false, saw: `serves ${ids.length > 0 ? ids.join(', ') : 'no model'} now, not the job's model ${jobModel}` };
+  return { serving: false, saw: `serves ${ids.length > 0 ? ids.join(', ') : 'no model'} now, not the job's model ${job.id}` };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -2,6 +2,7 @@
  * What the job side sees of the shim: open a route for a job, get its base
  * URL, close it when the job ends. A closed route's token answers 404.
  */
+import type { ModelWeights } from '../backends/types.js';
 import type { Endpoint } from '../config/schema.js';
 import type { OutageEvents } from './outage-hold.js';
 import type { RequestLog, RequestLogEntry } from './request-log.js';
@@ -13,6 +14,8 @@ export interface RouteSpec {
   readonly endpoint: Endpoint;
   /** The id the backend serves; every request's `model` is rewritten to it. */
   readonly servedModel: string;
+  /** The weights the endpoint served it from when the job was placed (another file under the same id is another model). */
+  readonly servedWeights?: ModelWeights | undefined;
   /** The backend's per-request window, when known (used to fit max_tokens on vLLM). */
   readonly context: number | undefined;
   /** The model sees images (probed, or models.yaml `vision`); otherwise the shim turns each image into a note. */
@@ -46,6 +49,8 @@ export interface RouteSpec {
 export interface RouteUpstream {
   readonly endpoint: Endpoint;
   readonly servedModel: string;
+  /** The weights the new endpoint serves the model from, where it says (a later swap is told by them). */
+  readonly servedWeights: ModelWeights | undefined;
   readonly context: number | undefined;
   readonly vision: boolean;
 }

@@ -68,7 +68,8 @@ export function createShimServer(log: Logger): ShimServer {
     const look = async () => {
       const current = now().spec;
       const sameModel = current.sameModel ?? ((id: string) => id === current.servedModel);
-      return lookFromProbe(await prober.probeEndpoint(current.endpoint, current.probeTimeoutS ?? 2.5), current.servedModel, sameModel);
+      const job = { id: current.servedModel, ...current.servedWeights };
+      return lookFromProbe(await prober.probeEndpoint(current.endpoint, current.probeTimeoutS ?? 2.5), job, sameModel);
     };
     const { failover } = spec;
     const moves: OutageFailover | undefined = failover && {

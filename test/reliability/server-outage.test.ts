@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
+import { startSimulator, type Simulator, type SimulatorOptions, type Turn } from '../sim/index.js';
 import { endpointYaml, ok, readRecord, startInProcess, textOf, until, type InProcess } from './in-process.js';
 
 const toolTurn: Turn = { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } };
@@ -162,46 +162,60 @@ describe.concurrent('the model server changes under running jobs', () => {
     }
   }, 240_000);
 
-  it('another model started on the port while the job runs a tool (no request fails): the job sends it nothing, and fails saying why', async () => {
-    // 5 s of Bash after the first answer: the server is swapped in the quiet between two requests.
-    const b = await jobsMidWay(1, { outageWaitS: 8, tool: { toolUse: { name: 'Bash', input: { command: 'sleep 5', description: 'wait' } } } });
-    let other: Simulator | undefined;
-    try {
-      expect(await until(() => b.sim.requests.some((r) => r.path === '/v1/messages' && r.status === 200), 90_000)).toBe(true);
-      const port = b.sim.port;
-      await b.sim.close();
-      other = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, port, modelId: 'someone/Other-Model-8B-GGUF:Q8_0' });
-      const [record] = await waitAll(b, b.ids);
-      expect(b.secondTurns).toBe(0); // the swap came before the job's next request
-      expect(record!.status).toBe('failed');
-      expect(String(record!.error)).toContain("serves someone/Other-Model-8B-GGUF:Q8_0 now, not the job's model unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL");
-      expect(other.requests.filter((r) => r.path.startsWith('/v1/messages'))).toHaveLength(0);
-      expect(readRecord(b.h.dirs, b.ids[0]!).outages?.[0]?.saw).toEqual(["serves someone/Other-Model-8B-GGUF:Q8_0 now, not the job's model unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL"]);
-    } finally {
-      await b.h.close();
-      await other?.close();
-    }
-  }, 120_000);
+  const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
+  /** What replaces the job's server on its port: another id, or llama-server restarted with another GGUF under the same --alias. */
+  const swaps: Array<{ what: string; other: Partial<SimulatorOptions>; saw: string }> = [
+    { what: 'another model', other: { modelId: 'someone/Other-Model-8B-GGUF:Q8_0' }, saw: `serves someone/Other-Model-8B-GGUF:Q8_0 now, not the job's model ${JOB_MODEL}` },
+    {
+      what: 'another model file under the same alias',
+      other: { modelFile: '/models/Other-Model-8B-Q8_0.gguf' },
+      saw: `serves ${JOB_MODEL} from /models/Other-Model-8B-Q8_0.gguf now, not the job's model ${JOB_MODEL} from /models/unsloth_Qwen3.8-27B-GGUF_UD-Q4_K_XL.gguf`,
+    },
+  ];
 
-  it('another model started on the port mid-request: no request of the job reaches it, and the job fails saying why', async () => {
-    const b = await jobsMidWay(1, { outageWaitS: 10 });
-    let other: Simulator | undefined;
-    try {
-      expect(await until(() => b.secondTurns >= 1, 90_000)).toBe(true);
-      const port = b.sim.port;
-      await b.sim.close();
-      other = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, port, modelId: 'someone/Other-Model-8B-GGUF:Q8_0' });
-      other.setScript([{ text: 'The wrong model answered.' }]);
-      const [record] = await waitAll(b, b.ids);
-      expect(record!.status).toBe('failed');
-      expect(String(record!.error)).toContain("serves someone/Other-Model-8B-GGUF:Q8_0 now, not the job's model unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL");
-      expect(other.requests.filter((r) => r.path.startsWith('/v1/messages'))).toHaveLength(0);
-      const outage = readRecord(b.h.dirs, b.ids[0]!).outages?.[0];
-      expect(outage?.outcome).toBe('deadline passed');
-      expect(outage?.saw).toContain("serves someone/Other-Model-8B-GGUF:Q8_0 now, not the job's model unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL");
-    } finally {
-      await b.h.close();
-      await other?.close();
-    }
-  }, 120_000);
+  for (const { what, other: swapped, saw } of swaps) {
+    it(`${what} started on the port while the job runs a tool (no request fails): the job sends it nothing, and fails saying why`, async () => {
+      // 5 s of Bash after the first answer: the server is swapped in the quiet between two requests.
+      const b = await jobsMidWay(1, { outageWaitS: 8, tool: { toolUse: { name: 'Bash', input: { command: 'sleep 5', description: 'wait' } } } });
+      let other: Simulator | undefined;
+      try {
+        expect(await until(() => b.sim.requests.some((r) => r.path === '/v1/messages' && r.status === 200), 90_000)).toBe(true);
+        expect(readRecord(b.h.dirs, b.ids[0]!).model).toMatchObject({ served: JOB_MODEL, served_file: '/models/unsloth_Qwen3.8-27B-GGUF_UD-Q4_K_XL.gguf' });
+        const port = b.sim.port;
+        await b.sim.close();
+        other = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, port, ...swapped });
+        const [record] = await waitAll(b, b.ids);
+        expect(b.secondTurns).toBe(0); // the swap came before the job's next request
+        expect(record!.status).toBe('failed');
+        expect(String(record!.error)).toContain(saw);
+        expect(other.requests.filter((r) => r.path.startsWith('/v1/messages'))).toHaveLength(0);
+        expect(readRecord(b.h.dirs, b.ids[0]!).outages?.[0]?.saw).toEqual([saw]);
+      } finally {
+        await b.h.close();
+        await other?.close();
+      }
+    }, 120_000);
+
+    it(`${what} started on the port mid-request: no request of the job reaches it, and the job fails saying why`, async () => {
+      const b = await jobsMidWay(1, { outageWaitS: 10 });
+      let other: Simulator | undefined;
+      try {
+        expect(await until(() => b.secondTurns >= 1, 90_000)).toBe(true);
+        const port = b.sim.port;
+        await b.sim.close();
+        other = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, port, ...swapped });
+        other.setScript([{ text: 'The wrong model answered.' }]);
+        const [record] = await waitAll(b, b.ids);
+        expect(record!.status).toBe('failed');
+        expect(String(record!.error)).toContain(saw);
+        expect(other.requests.filter((r) => r.path.startsWith('/v1/messages'))).toHaveLength(0);
+        const outage = readRecord(b.h.dirs, b.ids[0]!).outages?.[0];
+        expect(outage?.outcome).toBe('deadline passed');
+        expect(outage?.saw).toContain(saw);
+      } finally {
+        await b.h.close();
+        await other?.close();
+      }
+    }, 120_000);
+  }
 });

@@ -1,15 +1,17 @@
 /** The outage wait of one route (src/shim/outage-hold.ts): what a probe means, the words, and the wait's end. */
 import { describe, expect, it } from 'vitest';
-import type { EndpointProbe } from '../../src/backends/types.js';
+import type { EndpointProbe, ServedModel } from '../../src/backends/types.js';
 import { createRouteOutage, durationWords, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
 import { sameModelRule } from '../../src/jobs/same-model.js';
 
 const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 
-function probe(state: EndpointProbe['state'], ids: string[] = [], reason = 'fine'): EndpointProbe {
+const JOB = { id: JOB_MODEL };
+
+function probe(state: EndpointProbe['state'], ids: Array<string | Partial<ServedModel> & { id: string }> = [], reason = 'fine'): EndpointProbe {
   return {
     endpoint: 'gpu', baseUrl: 'http://127.0.0.1:1', backend: 'llama.cpp', host: undefined, notes: undefined, state, hostState: 'up', reason,
-    models: ids.map((id) => ({ id, aliases: [], context: 32768, contextSource: 'unknown', warnings: [] })),
+    models: ids.map((m) => ({ aliases: [], context: 32768, contextSource: 'unknown', warnings: [], ...(typeof m === 'string' ? { id: m } : m) })),
     slots: undefined, metrics: { enabled: false }, server: {}, warnings: [], elapsedMs: 1,
   };
 }
@@ -17,21 +19,44 @@ function probe(state: EndpointProbe['state'], ids: string[] = [], reason = 'fine
 describe('what a probe means for a waiting job', () => {
   const exact = sameModelRule(JOB_MODEL, undefined);
   it('up with the job\'s model: serving', () => {
-    expect(lookFromProbe(probe('up', [JOB_MODEL]), JOB_MODEL, exact)).toEqual({ serving: true, saw: `serves ${JOB_MODEL}`, servedId: JOB_MODEL });
+    expect(lookFromProbe(probe('up', [JOB_MODEL]), JOB, exact)).toEqual({ serving: true, saw: `serves ${JOB_MODEL}`, servedId: JOB_MODEL });
   });
   it('loading, down: not serving, in words', () => {
-    expect(lookFromProbe(probe('loading'), JOB_MODEL, exact)).toEqual({ serving: false, saw: 'is loading its model' });
-    expect(lookFromProbe(probe('down', [], 'host is up, nothing listens on 127.0.0.1:1'), JOB_MODEL, exact).saw).toBe('is down (host is up, nothing listens on 127.0.0.1:1)');
+    expect(lookFromProbe(probe('loading'), JOB, exact)).toEqual({ serving: false, saw: 'is loading its model' });
+    expect(lookFromProbe(probe('down', [], 'host is up, nothing listens on 127.0.0.1:1'), JOB, exact).saw).toBe('is down (host is up, nothing listens on 127.0.0.1:1)');
   });
   it('another model on the port: not serving, naming both', () => {
-    expect(lookFromProbe(probe('up', ['other-8b']), JOB_MODEL, exact)).toEqual({ serving: false, saw: `serves other-8b now, not the job's model ${JOB_MODEL}` });
+    expect(lookFromProbe(probe('up', ['other-8b']), JOB, exact)).toEqual({ serving: false, saw: `serves other-8b now, not the job's model ${JOB_MODEL}` });
   });
   it('a menu entry whose served_name is a glob: another quantisation it matches is the same model; one it does not match is not', () => {
     const glob = sameModelRule(JOB_MODEL, 'unsloth/Qwen3.8-27B-GGUF:*');
-    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-27B-GGUF:Q8_0']), JOB_MODEL, glob)).toMatchObject({ serving: true, servedId: 'unsloth/Qwen3.8-27B-GGUF:Q8_0' });
-    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-9B-GGUF:Q8_0']), JOB_MODEL, glob).serving).toBe(false);
+    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-27B-GGUF:Q8_0']), JOB, glob)).toMatchObject({ serving: true, servedId: 'unsloth/Qwen3.8-27B-GGUF:Q8_0' });
+    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-9B-GGUF:Q8_0']), JOB, glob).serving).toBe(false);
     // Without a glob only the id the job started on counts, even when the menu entry names it exactly.
-    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-27B-GGUF:Q8_0']), JOB_MODEL, sameModelRule(JOB_MODEL, JOB_MODEL)).serving).toBe(false);
+    expect(lookFromProbe(probe('up', ['unsloth/Qwen3.8-27B-GGUF:Q8_0']), JOB, sameModelRule(JOB_MODEL, JOB_MODEL)).serving).toBe(false);
+  });
+  const started = { id: JOB_MODEL, file: '/models/qwen-27b-q4.gguf', fingerprint: '26900000000 parameters, 17100000000 bytes' };
+  it('the job\'s id on another file (llama-server restarted with another GGUF and the same --alias): not serving, naming both files', () => {
+    expect(lookFromProbe(probe('up', [{ id: JOB_MODEL, file: '/models/other-8b.gguf', fingerprint: started.fingerprint }]), started, exact)).toEqual({
+      serving: false,
+      saw: `serves ${JOB_MODEL} from /models/other-8b.gguf now, not the job's model ${JOB_MODEL} from /models/qwen-27b-q4.gguf`,
+    });
+    // Under one of its aliases too.
+    expect(lookFromProbe(probe('up', [{ id: 'qwen', aliases: [JOB_MODEL], file: '/models/other-8b.gguf' }]), started, sameModelRule(JOB_MODEL, 'qwen*')).serving).toBe(false);
+  });
+  it('the same path holding other weights (a symlink moved, a file overwritten): not serving, naming both fingerprints', () => {
+    expect(lookFromProbe(probe('up', [{ id: JOB_MODEL, file: started.file, fingerprint: '8000000000 parameters, 5000000000 bytes' }]), started, exact).saw).toBe(
+      `serves ${JOB_MODEL} with other weights now (8000000000 parameters, 5000000000 bytes), not the job's model ${JOB_MODEL} (26900000000 parameters, 17100000000 bytes)`,
+    );
+  });
+  it('the same weights, or a server that does not say (on either side): the id decides', () => {
+    expect(lookFromProbe(probe('up', [started]), started, exact).serving).toBe(true);
+    expect(lookFromProbe(probe('up', [JOB_MODEL]), started, exact).serving).toBe(true);
+    expect(lookFromProbe(probe('up', [{ id: JOB_MODEL, file: '/models/other-8b.gguf', fingerprint: 'x' }]), JOB, exact).serving).toBe(true);
+  });
+  it('another id the glob accepts runs on its own file by design: the menu entry decides', () => {
+    const glob = sameModelRule(JOB_MODEL, 'unsloth/Qwen3.8-27B-GGUF:*');
+    expect(lookFromProbe(probe('up', [{ id: 'unsloth/Qwen3.8-27B-GGUF:Q8_0', file: '/models/qwen-27b-q8.gguf' }]), started, glob)).toMatchObject({ serving: true, servedId: 'unsloth/Qwen3.8-27B-GGUF:Q8_0' });
   });
 });
 

@@ -81,7 +81,7 @@ export class LlamaHandler {
     if (router !== undefined && routerModel !== null && !router.includes(routerModel)) {
       return sendJson(ex.res, 400, llamaError(`model '${routerModel}' not found`, 'invalid_request_error').body);
     }
-    const asModel = routerModel === null ? o : { ...o, modelId: routerModel };
+    const asModel = routerModel === null ? o : { ...o, modelId: routerModel, modelFile: `/models/${routerModel}.gguf` }; // as routerModelsBody's --model
     switch (path) {
       case '/health':
       case '/v1/health':

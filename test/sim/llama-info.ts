@@ -63,7 +63,7 @@ export function propsBody(o: ResolvedOptions): Record<string, unknown> {
     total_slots: o.slots,
     model_alias: o.modelId,
     model_ftype: 'Q4_K - Medium',
-    model_path: `/models/${o.modelId.replace(/[^A-Za-z0-9._-]+/g, '_')}.gguf`,
+    model_path: o.modelFile,
     // b9553 reports {vision, audio} (backends.md §4.1); the August build and the pinned source add video.
     modalities: o.llamaBuild === 'b9553' ? { vision: o.vision, audio: false } : { vision: o.vision, video: false, audio: false },
     media_marker: `<__media_${randomAlnum()}__>`,

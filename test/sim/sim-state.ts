@@ -9,6 +9,7 @@ import type { LlamaBuild, RecordedRequest, Script, SimFlavor, SimStats, Simulato
 export interface ResolvedOptions {
   readonly flavor: SimFlavor;
   readonly modelId: string;
+  readonly modelFile: string;
   readonly slots: number;
   readonly context: number;
   readonly nCtxTrain: number;
@@ -39,9 +40,11 @@ export const DEFAULT_OLLAMA_MODEL = 'qwen3.8:27b';
 
 export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
   const llama = o.flavor !== 'vllm'; // Ollama: OLLAMA_NUM_PARALLEL defaults to 1, like llama.cpp's one slot
+  const modelId = o.modelId ?? { 'llama.cpp': DEFAULT_LLAMA_MODEL, vllm: DEFAULT_VLLM_MODEL, ollama: DEFAULT_OLLAMA_MODEL }[o.flavor];
   return {
     flavor: o.flavor,
-    modelId: o.modelId ?? { 'llama.cpp': DEFAULT_LLAMA_MODEL, vllm: DEFAULT_VLLM_MODEL, ollama: DEFAULT_OLLAMA_MODEL }[o.flavor],
+    modelId,
+    modelFile: o.modelFile ?? (o.flavor === 'vllm' ? `Qwen/${modelId}` : `/models/${modelId.replace(/[^A-Za-z0-9._-]+/g, '_')}.gguf`),
     slots: Math.max(1, o.slots ?? (llama ? 1 : 4)),
     context: o.context ?? 131072,
     nCtxTrain: o.nCtxTrain ?? 262144,

@@ -73,6 +73,12 @@ export interface SimulatorOptions {
   readonly flavor: SimFlavor;
   /** Served id. llama.cpp: the alias; vLLM: the only accepted --served-model-name; Ollama: the one installed model (default qwen3.8:27b). */
   readonly modelId?: string;
+  /**
+   * The weights the served id runs on. llama.cpp: /props `model_path` (default `/models/<id>.gguf`, characters
+   * outside `A-Za-z0-9._-` as `_`); vLLM: /v1/models `root` (its --model; default `Qwen/<id>`). Another file under
+   * the same id is llama-server restarted with another GGUF and the same --alias.
+   */
+  readonly modelFile?: string;
   /** Listen on this port instead of a fresh one: another server started where one was stopped (a model swapped on the port). */
   readonly port?: number;
   /** llama.cpp: total_slots (default 1). vLLM: max running requests (default 4). Ollama: OLLAMA_NUM_PARALLEL (default 1). The rest wait. */

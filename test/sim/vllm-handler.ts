@@ -64,7 +64,7 @@ export class VllmHandler {
           object: 'model',
           created: CREATED,
           owned_by: 'vllm',
-          root: `Qwen/${o.modelId}`,
+          root: o.modelFile,
           parent: null,
           max_model_len: o.context,
           permission: [
