@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import { holdsSecret, redactSecrets } from '../secrets/redact.js';
 import type { Exchange } from './exchange.js';
-import { tryParse } from './prepare-request.js';
+import { tryParse } from './json-body.js';
 import { answerProblem } from './request-entry.js';
 import type { RequestProgress } from './request-progress.js';
 import { createStreamErrorRewriter } from './translate/stream-error-rewriter.js';

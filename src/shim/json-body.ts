@@ -144,3 +144,12 @@ export function writeBody(view: BodyView, fields: Readonly<Record<string, unknow
   parts.push(Buffer.from('}'));
   return Buffer.concat(parts);
 }
+
+/** Parsed JSON, or undefined for bytes that are not JSON. */
+export function tryParse(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}

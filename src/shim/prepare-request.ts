@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { decodedBody, formatBytes } from '../backends/answer-body.js';
 import { sendError, type Exchange } from './exchange.js';
-import { readBodyView, writeBody, type BodyView } from './json-body.js';
+import { readBodyView, tryParse, writeBody, type BodyView } from './json-body.js';
 import { answerThenLinger } from './lingering-close.js';
 import { mayHoldMedia, replaceMedia } from './media.js';
 import { normaliseRequest } from './normalise.js';
@@ -26,15 +26,6 @@ import { readCapped, requestHeadersForBackend } from './upstream.js';
 export const MAX_REQUEST_BODY = 32 * 1024 * 1024;
 /** A count_tokens answer is a few bytes; a backend sending more is cut here. */
 const MAX_COUNT_ANSWER = 1024 * 1024;
-
-/** Parsed JSON, or undefined for bytes that are not JSON. */
-export function tryParse(raw: Buffer): unknown {
-  try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The request body, or undefined once it passes `limit` (declared or counted: chunked bodies have no length). */
 async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {

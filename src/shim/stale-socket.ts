@@ -4,8 +4,9 @@
  * `Keep-Alive: timeout=5` and closes an idle socket after that; undici reuses
  * one up to 2 s before, yet a request can still meet a socket the server is
  * closing at that moment: it fails with "other side closed" (UND_ERR_SOCKET),
- * ECONNRESET or EPIPE, and the server never acted on it. Such a request may be
- * sent again; a fresh connection's failure, or one after answer bytes, may not.
+ * ECONNRESET or EPIPE before a byte came back, the server having closed the
+ * socket instead of taking the request. Such a request may be sent again; a
+ * fresh connection's failure (an outage), or one after answer bytes, may not.
  *
  * undici does not say which socket a request used, so this reads its
  * diagnostics channels: `undici:client:sendHeaders` (request, socket: the
@@ -52,7 +53,7 @@ export function watchStaleSockets(): void {
   subscribe('undici:request:error', onRequestError);
 }
 
-/** The request failed on a reused socket before any byte came back: the server never read it. */
+/** The request failed on a reused socket before any byte came back: the server closed it instead of answering. */
 export function failedOnStaleSocket(err: unknown): boolean {
   return err !== null && typeof err === 'object' && stale.has(err);
 }
