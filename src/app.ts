@@ -12,6 +12,7 @@ import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
 import { createJobManager, type JobManager } from './jobs/job-manager.js';
 import { jobDetail, type JobDetail } from './jobs/job-detail.js';
+import { followJob, type JobFollow } from './jobs/job-follow.js';
 import { resolveJobRef, type JobRefOptions } from './jobs/job-ref.js';
 import type { JobRecord } from './jobs/job-record.js';
 import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jobs/job-store.js';
@@ -59,6 +60,8 @@ export interface App {
   resolveJob(ref: string, options?: JobRefOptions): Promise<string>;
   /** The job page's record, transcript tail and diffstat (live while a worktree job runs). */
   jobDetail(id: string): Promise<JobDetail>;
+  /** Polls a job for a live view: its record, the transcript's new lines, the last request's speed. */
+  followJob(id: string): JobFollow;
   /** A job's requests.jsonl as chart points, its open requests after them. */
   requestSeries(id: string): Promise<RequestSeries & { readonly context: number | null }>;
   /** Merges a worktree job's branch into the checkout at `cwd`. */
@@ -135,8 +138,12 @@ export function createApp(options: AppOptions): App {
     resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
     async jobDetail(id) {
       const prices = await priceSettingsOf(load);
-      return jobDetail(jobs, id, async (record) => jobUsageJson(await jobUsageSummary(record, store.paths(record.id), prices)));
+      return jobDetail(jobs, id, async (record) => {
+        const summary = await jobUsageSummary(record, store.paths(record.id), prices);
+        return { ...jobUsageJson(summary), text: summary.text };
+      });
     },
+    followJob: (id) => followJob(jobs, id, store.paths(id)),
     requestSeries: async (id) => jobRequestSeries(await jobs.get(id), store.paths(id).requests),
     merge: (record, cwd) => mergeJob(record, cwd),
     async prune(pruneOptions) {
