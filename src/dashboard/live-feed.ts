@@ -5,7 +5,7 @@
  * connected, so an idle dashboard reads nothing.
  */
 import type { ServerResponse } from 'node:http';
-import { errorMessage } from '../errors.js';
+import { errorMessage, personWords } from '../errors.js';
 import type { Logger } from '../log.js';
 import { redactSecrets } from '../secrets/redact.js';
 import type { EndpointsView } from './endpoint-view.js';
@@ -80,7 +80,7 @@ export function createLiveFeed(options: FeedOptions): LiveFeed {
       }
     } catch (err) {
       options.log.warn('dashboard: cannot list jobs: %s', errorMessage(err));
-      broadcast('problem', JSON.stringify({ message: `cannot list jobs: ${errorMessage(err)}` }));
+      broadcast('problem', JSON.stringify({ message: `cannot list jobs: ${personWords(err).message}` }));
     } finally {
       // Reading every record costs ~0.15 ms a job (77 ms for 500): with thousands, slow down rather than spend a core.
       if (running) jobsTimer = setTimeout(() => void tickJobs(), Math.max(jobsIntervalMs, 10 * (Date.now() - began)));

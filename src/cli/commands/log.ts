@@ -5,7 +5,7 @@ import { BadArgumentError } from '../../errors.js';
 import { FINISHED } from '../../jobs/job-record.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { createInFlightNotes } from '../follow/in-flight-notes.js';
-import { loadJob } from '../job-arg.js';
+import { appJob } from '../job-arg.js';
 import { print } from '../output.js';
 import { withApp } from '../with-app.js';
 
@@ -48,7 +48,7 @@ export function registerLog(program: Command, ctx: CliContext): void {
         if (lines !== undefined && (!Number.isInteger(lines) || lines < 1)) {
           throw new BadArgumentError('--lines', `--lines must be a positive whole number, not "${opts.lines ?? ''}"`);
         }
-        const record = await loadJob(app.store, id);
+        const record = await appJob(app, id);
         if (opts.follow) return followLog(app, record.id, lines);
         const text = await app.jobs.tail(record.id, lines ?? Number.MAX_SAFE_INTEGER);
         print(text || `(job ${record.id} has no transcript yet: ${record.status})`);
