@@ -11,7 +11,10 @@ import { checkToolEndpoint } from './config/tool-grants.js';
 import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
 import { createJobManager, type JobManager } from './jobs/job-manager.js';
+import { appendCallerEntry, type CallerEntry } from './jobs/caller-log.js';
 import { jobDetail, type JobDetail } from './jobs/job-detail.js';
+import { diffTarget, diffText, diffToTerminal, type DiffTarget, type NoDiff } from './jobs/job-diff.js';
+import { followJob, type JobFollow } from './jobs/job-follow.js';
 import { resolveJobRef, type JobRefOptions } from './jobs/job-ref.js';
 import type { JobRecord } from './jobs/job-record.js';
 import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jobs/job-store.js';
@@ -23,7 +26,9 @@ import { modelAvailability, type ModelAvailability } from './registry/availabili
 import { buildModelList, type ModelListing } from './registry/model-list.js';
 import { createShimServer, type ShimServer } from './shim/server.js';
 import { jobRequestSeries, type RequestSeries } from './usage/request-series.js';
-import { jobUsageJson, jobUsageSummary } from './usage/job-summary.js';
+import { jobUsageJson, jobUsageSummary, type JobUsageSummary } from './usage/job-summary.js';
+import { buildUsageReport, type UsageReport, type UsageWindow } from './usage/report.js';
+import type { Grouping } from './usage/tally.js';
 
 export interface AppOptions {
   readonly configPath?: string | undefined;
@@ -55,8 +60,22 @@ export interface App {
   resolveJob(ref: string, options?: JobRefOptions): Promise<string>;
   /** The job page's record, transcript tail and diffstat (live while a worktree job runs). */
   jobDetail(id: string): Promise<JobDetail>;
+  /** Polls a job for a live view: its record, the transcript's new lines, the last request's speed. */
+  followJob(id: string): JobFollow;
   /** A job's requests.jsonl as chart points, its open requests after them. */
   requestSeries(id: string): Promise<RequestSeries & { readonly context: number | null }>;
+  /** A job's usage summary (tokens, GPU time, the estimate), as job_status, `show` and the job page give it. */
+  jobUsage(record: JobRecord): Promise<JobUsageSummary>;
+  /** The usage report over every job on record, grouped `by`, at the prices models.yaml sets. */
+  usageReport(by: Grouping, window: UsageWindow): Promise<UsageReport>;
+  /** Counts one MCP call into the job it concerns (caller.jsonl: what delegating cost the caller). */
+  logCallerCall(id: string, entry: CallerEntry): Promise<void>;
+  /** `localagents diff`: where a job's changes are, as text or straight to the terminal through git. */
+  readonly diff: {
+    target(record: JobRecord): DiffTarget | NoDiff;
+    text(target: DiffTarget, stat: boolean): Promise<string>;
+    toTerminal(target: DiffTarget, stat: boolean): Promise<number>;
+  };
   /** Merges a worktree job's branch into the checkout at `cwd`. */
   merge(record: JobRecord, cwd: string): Promise<MergeOutcome>;
   /** Removes finished jobs older than `olderThanMs` (or says what it would remove). */
@@ -87,6 +106,8 @@ export function createApp(options: AppOptions): App {
     const snapshot = await jobs.snapshot(config);
     return buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd);
   };
+
+  const jobUsage = async (record: JobRecord): Promise<JobUsageSummary> => jobUsageSummary(record, store.paths(record.id), await priceSettingsOf(load));
 
   return {
     stateDir,
@@ -128,9 +149,16 @@ export function createApp(options: AppOptions): App {
     jobPaths: (id) => store.paths(id),
     resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
     async jobDetail(id) {
-      const prices = await priceSettingsOf(load);
-      return jobDetail(jobs, id, async (record) => jobUsageJson(await jobUsageSummary(record, store.paths(record.id), prices)));
+      return jobDetail(jobs, id, async (record) => {
+        const summary = await jobUsage(record);
+        return { ...jobUsageJson(summary), text: summary.text };
+      });
     },
+    jobUsage,
+    usageReport: async (by, window) => buildUsageReport(store, await priceSettingsOf(load), by, window),
+    logCallerCall: (id, entry) => appendCallerEntry(store.paths(id).caller, entry),
+    diff: { target: diffTarget, text: diffText, toTerminal: diffToTerminal },
+    followJob: (id) => followJob(jobs, id, store.paths(id)),
     requestSeries: async (id) => jobRequestSeries(await jobs.get(id), store.paths(id).requests),
     merge: (record, cwd) => mergeJob(record, cwd),
     async prune(pruneOptions) {

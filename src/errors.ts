@@ -90,6 +90,11 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
+/** What a person reads of anything thrown: our errors' person wording (message and hint), else the message. */
+export function personWords(err: unknown): { readonly message: string; readonly hint?: string | undefined } {
+  return isLocalAgentsError(err) ? err.forPerson : { message: errorMessage(err) };
+}
+
 /** A Node system error with this errno `code` (ENOENT, EEXIST, …). */
 export function isErrno(err: unknown, code: string): boolean {
   return err instanceof Error && 'code' in err && err.code === code;

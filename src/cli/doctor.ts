@@ -4,7 +4,7 @@
  */
 import { dirname } from 'node:path';
 import type { App } from '../app.js';
-import { errorMessage, isLocalAgentsError } from '../errors.js';
+import { personWords } from '../errors.js';
 import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
 import { looseMode } from '../coord/private-files.js';
 import { printable } from '../printable.js';
@@ -33,7 +33,8 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
       fixes: [...(config.warnings ?? []), ...(config.path ? [] : ['run localagents init: it looks for model servers on this machine and writes a commented models.yaml'])],
     });
   } catch (err) {
-    checks.push({ name: 'config', ok: false, detail: errorMessage(err), fixes: isLocalAgentsError(err) && err.hint ? [err.hint] : [] });
+    const { message, hint } = personWords(err);
+    checks.push({ name: 'config', ok: false, detail: message, fixes: hint ? [hint] : [] });
   }
 
   const stateMode = await looseMode(app.stateDir);
@@ -81,7 +82,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
     try {
       checks.push({ name: 'claude code', ...claudeCodeCheck(await claudeVersion(claude.path, env), where) });
     } catch (err) {
-      checks.push({ name: 'claude code', ok: false, detail: `${errorMessage(err)} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
+      checks.push({ name: 'claude code', ok: false, detail: `${personWords(err).message} — ${where}`, fixes: [claude.source === 'models.yaml' ? 'fix defaults.claude_code_path in models.yaml' : 'reinstall dependencies (npm ci); the binary ships in @anthropic-ai/claude-agent-sdk'] });
     }
   }
   if (config) {

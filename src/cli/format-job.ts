@@ -1,53 +1,22 @@
 /**
  * How the CLI shows jobs to a person: the one-screen report after a run, the
- * `show` page and the `jobs` table: the job's facts (jobs/job-facts.ts) worded
- * for a person; the calling model reads the same facts through mcp/job-view.ts.
+ * `show` page and the `jobs` table: the job's facts in a person's words
+ * (jobs/person-words.ts, as the dashboard's job page shows them); the calling
+ * model reads the same facts through mcp/job-view.ts.
  * Pure: records in, text out.
  */
-import { formatCount, formatDuration } from '../jobs/amounts.js';
-import { jobFacts, jobListRow, renderFacts, SHARED_WORDS, type FactRenderer, type JobFactValues } from '../jobs/job-facts.js';
+import { formatDuration } from '../jobs/amounts.js';
+import { jobListRow } from '../jobs/job-facts.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
 import type { JobPaths } from '../jobs/job-store.js';
-
-const modelWords = (model: string | undefined, endpoint: string | undefined): string => `${model ?? 'model not chosen yet'}${endpoint ? ` on ${endpoint}` : ''}`;
-
-export function modelLabel(record: JobRecord): string {
-  return modelWords(record.model.served ?? record.model.requested, record.model.endpoint);
-}
-
-/** The worktree part of a report: where it is, what changed, how to review, merge or drop it. */
-function worktreeLines(wt: JobFactValues['worktree'], id: string): string[] {
-  if (!wt.kept) {
-    const caches = wt.ignored_files !== undefined && wt.ignored_files.length > 0 ? ` (only build caches were left: ${wt.ignored_files.join(', ')})` : '';
-    return [`worktree: nothing changed${caches}, so ${wt.path} and branch ${wt.branch} were removed`];
-  }
-  const lines = [`${wt.finished ? 'worktree kept' : 'worktree'}: ${wt.path} (branch ${wt.branch}, base ${wt.base_commit.slice(0, 12)}${wt.commits > 0 ? `, ${wt.commits} commits` : ''})`];
-  if (wt.diffstat) lines.push(...wt.diffstat.split('\n').map((l) => `  ${l.trim()}`));
-  lines.push(`  review: localagents diff ${id}`);
-  for (const [what, command] of Object.entries(wt.commands)) if (what !== 'review') lines.push(`  ${what}: ${command}`);
-  return lines;
-}
-
-/** Every fact, worded for a person at a terminal (the worktree's review line needs the job id). */
-function forPerson(id: string): FactRenderer {
-  return {
-    ...SHARED_WORDS,
-    headline: (h) => [`job ${h.id}: ${h.status} ${h.finished ? 'after' : 'for'} ${formatDuration(h.elapsedS)} — ${modelWords(h.model, h.endpoint)}`],
-    work: (w) => {
-      const cached = w.tokens.cached > 0 ? ` (+${formatCount(w.tokens.cached)} cached)` : '';
-      return [`turns ${w.turns} · tool calls ${w.toolCalls} · model requests ${w.requests} · tokens in ${formatCount(w.tokens.input)}${cached}, out ${formatCount(w.tokens.output)}`];
-    },
-    error: (e) => [`error: ${e.message}`],
-    worktree: (wt) => worktreeLines(wt, id),
-    logs: (dir) => [`logs: ${dir}`],
-    resumable: (r) => [`continue it: in Claude Code, ask Claude to resume localagents job ${r.id}`],
-  };
-}
+import { modelWords, personFactLines } from '../jobs/person-words.js';
 
 /** What `run` prints when the job ends, and the head of `show` (with the usage summary's line under the tokens). */
 export function jobReport(record: JobRecord, usageLine?: string): string {
-  return renderFacts(jobFacts(record, usageLine), forPerson(record.id)).join('\n');
+  return personFactLines(record, usageLine)
+    .flatMap((f) => f.lines)
+    .join('\n');
 }
 
 /** `localagents show`: the report plus where everything is. */

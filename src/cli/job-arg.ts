@@ -3,6 +3,7 @@
  * of its random part) or `last`, resolved and the record loaded, with errors
  * worded for a shell user (exit 2, and `localagents jobs --all`).
  */
+import type { App } from '../app.js';
 import { BadArgumentError, isLocalAgentsError } from '../errors.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { resolveJobRef } from '../jobs/job-ref.js';
@@ -10,23 +11,24 @@ import type { JobStore } from '../jobs/job-store.js';
 
 const LIST_HINT = 'localagents jobs --all lists the jobs on record.';
 
-/** The job id `ref` stands for; "not a job id", "no such job" and "which one?" become bad_argument errors. */
-export async function resolveJobArg(store: Pick<JobStore, 'ids'>, ref: string): Promise<string> {
+/** "Not a job id", "no such job" and "which one?" become bad_argument errors about JOB; anything else (a damaged record) stays itself. */
+async function asJobArg(ref: string, find: () => Promise<JobRecord>): Promise<JobRecord> {
   try {
-    return resolveJobRef(ref, await store.ids());
+    return await find();
   } catch (err) {
-    if (isLocalAgentsError(err)) throw new BadArgumentError('JOB', err.message, { hint: LIST_HINT, details: { job_id: ref }, cause: err });
+    if (isLocalAgentsError(err) && (err.code === 'unknown_job' || err.code === 'bad_argument')) {
+      throw new BadArgumentError('JOB', err.message, { hint: LIST_HINT, details: { job_id: ref }, cause: err });
+    }
     throw err;
   }
 }
 
-/** Read from the state directory (a command's own process runs no jobs but `run`'s, which never asks). */
-export async function loadJob(store: Pick<JobStore, 'ids' | 'load'>, ref: string): Promise<JobRecord> {
-  const id = await resolveJobArg(store, ref);
-  try {
-    return await store.load(id);
-  } catch (err) {
-    if (isLocalAgentsError(err) && err.code === 'unknown_job') throw new BadArgumentError('JOB', err.message, { hint: LIST_HINT, details: { job_id: id }, cause: err });
-    throw err;
-  }
+/** Read from the state directory without the app (`jobs`, `show`: a command's own process runs no jobs but `run`'s). */
+export function loadJob(store: Pick<JobStore, 'ids' | 'load'>, ref: string): Promise<JobRecord> {
+  return asJobArg(ref, async () => store.load(resolveJobRef(ref, await store.ids())));
+}
+
+/** Through the app, for the commands that build one. */
+export function appJob(app: Pick<App, 'resolveJob' | 'jobs'>, ref: string): Promise<JobRecord> {
+  return asJobArg(ref, async () => app.jobs.get(await app.resolveJob(ref)));
 }

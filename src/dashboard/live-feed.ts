@@ -5,7 +5,7 @@
  * connected, so an idle dashboard reads nothing.
  */
 import type { ServerResponse } from 'node:http';
-import { errorMessage } from '../errors.js';
+import { errorMessage, personWords } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EndpointsView } from './endpoint-view.js';
 import { openEventStream, sendEvent } from './event-stream.js';
@@ -67,7 +67,7 @@ export function createLiveFeed(options: FeedOptions): LiveFeed {
       }
     } catch (err) {
       options.log.warn('dashboard: cannot list jobs: %s', errorMessage(err));
-      broadcast('problem', JSON.stringify({ message: `cannot list jobs: ${errorMessage(err)}` }));
+      broadcast('problem', JSON.stringify({ message: `cannot list jobs: ${personWords(err).message}` }));
     }
   };
 

@@ -3,7 +3,7 @@
  * many browsers watch, the dashboard probes at most once per interval: callers
  * inside the interval get the last answer, callers during a probe share it.
  */
-import { errorMessage } from '../errors.js';
+import { personWords } from '../errors.js';
 import type { ModelListing } from '../registry/model-list.js';
 import { endpointsFailure, endpointsView, type EndpointsView } from './endpoint-view.js';
 
@@ -29,7 +29,7 @@ export function throttleListing(
           return endpointsView(await list(), new Date(now()));
         } catch (err) {
           // A broken config is shown on the page, and not retried faster than a good one.
-          return endpointsFailure(errorMessage(err), new Date(now()));
+          return endpointsFailure(personWords(err).message, new Date(now()));
         }
       })();
       inFlight = probe;

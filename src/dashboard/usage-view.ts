@@ -4,9 +4,8 @@
  * (one formatting for both) and the raw numbers for the charts.
  */
 import type { App } from '../app.js';
-import { priceSettingsOf } from '../config/price-settings.js';
 import { USAGE_HEADER, usageCells, usageProblems, usageTotalLines } from '../usage/format-usage.js';
-import { buildUsageReport, type UsageReport } from '../usage/report.js';
+import type { UsageReport } from '../usage/report.js';
 
 export const USAGE_DAYS = 30;
 
@@ -20,7 +19,6 @@ export interface UsageView {
 export async function usageView(app: App, now: Date = new Date()): Promise<UsageView> {
   const since = new Date(now.getFullYear(), now.getMonth(), now.getDate() - (USAGE_DAYS - 1));
   // A broken models.yaml is shown by the endpoints view; the estimate falls back to the default comparison.
-  const defaults = await priceSettingsOf(() => app.loadConfig());
-  const report = await buildUsageReport(app.store, defaults, 'day', { since });
+  const report = await app.usageReport('day', { since });
   return { report, table: { header: USAGE_HEADER, rows: report.rows.map(usageCells) }, total: usageTotalLines(report), problems: usageProblems(report) };
 }

@@ -1,13 +1,15 @@
 /**
- * Everything the dashboard's job page shows except the charts: the record, the tail of
- * the transcript and the worktree diffstat (the recorded one once the job has
- * ended, a live `git diff --stat` while it runs in its worktree).
+ * Everything the dashboard's job page shows except the charts: the job's facts in
+ * a person's words (person-words.ts, the same lines `localagents show` prints), the
+ * record for the details around them, the tail of the transcript and the worktree
+ * diffstat (the recorded one once the job has ended, a live `git diff --stat` while
+ * it runs in its worktree).
  */
 import { git } from './git.js';
-import { jobListRow, type JobListRow } from './job-facts.js';
+import type { FactLines } from './job-facts.js';
 import type { JobManager } from './job-manager.js';
 import { FINISHED, type JobRecord } from './job-record.js';
-import { verificationLine } from './verify/record.js';
+import { personFactLines } from './person-words.js';
 
 export const TAIL_LINES = 80;
 
@@ -18,14 +20,13 @@ export interface Diffstat {
 }
 
 export interface JobDetail {
-  readonly row: JobListRow;
+  /** Every fact of the job, fact by fact, in a person's words (its usage summary's line among them). */
+  readonly facts: readonly FactLines[];
   /** The job's usage summary as job_status and `localagents show --json` carry it (src/usage/job-summary.ts). */
   readonly usage: Readonly<Record<string, unknown>>;
   readonly record: JobRecord;
   readonly tail: string;
   readonly diffstat: Diffstat | undefined;
-  /** The verify command's line, as job_status and `localagents show` lead with it. */
-  readonly verification: string | undefined;
 }
 
 async function liveDiffstat(workDir: string): Promise<Diffstat | undefined> {
@@ -39,7 +40,11 @@ async function liveDiffstat(workDir: string): Promise<Diffstat | undefined> {
   return { text: lines.join('\n'), live: true };
 }
 
-export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: string, usageOf: (record: JobRecord) => Promise<Readonly<Record<string, unknown>>>): Promise<JobDetail> {
+export async function jobDetail(
+  jobs: Pick<JobManager, 'get' | 'tail'>,
+  id: string,
+  usageOf: (record: JobRecord) => Promise<Readonly<Record<string, unknown>> & { readonly text: string }>,
+): Promise<JobDetail> {
   const record = await jobs.get(id);
   const usage = await usageOf(record);
   const tail = await jobs.tail(id, TAIL_LINES);
@@ -48,5 +53,5 @@ export async function jobDetail(jobs: Pick<JobManager, 'get' | 'tail'>, id: stri
   else if (record.isolation === 'worktree' && record.work_dir !== undefined && !FINISHED.has(record.status)) {
     diffstat = await liveDiffstat(record.work_dir);
   }
-  return { row: jobListRow(record), usage, record, tail, diffstat, verification: record.verification ? verificationLine(record.verification) : undefined };
+  return { facts: personFactLines(record, usage.text), usage, record, tail, diffstat };
 }

@@ -1,7 +1,8 @@
 /**
  * The facts of a job, computed once from its record for every audience: the
- * calling model's text (mcp/job-view.ts), a person's report (cli/format-job.ts)
- * and the list rows of job_status's list, the CLI's table and the dashboard.
+ * calling model's text (mcp/job-view.ts), a person's (person-words.ts: the
+ * CLI's report and `show`, the dashboard's job page, the live status area of
+ * `localagents run`) and the list rows of list_jobs, the CLI's table and the dashboard.
  * Renderers word the facts; they do not read the record for anything this
  * module knows.
  *
@@ -143,15 +144,27 @@ export function jobFacts(record: JobRecord, usageLine?: string, now: Date = new 
   };
 }
 
-/** The facts in FACT_ORDER, each worded by `renderer`. */
-export function renderFacts(facts: JobFacts, renderer: FactRenderer): string[] {
-  const lines: string[] = [];
+/** One fact's lines in one rendering. */
+export interface FactLines {
+  readonly fact: FactKey;
+  readonly lines: readonly string[];
+}
+
+/** The facts in FACT_ORDER, each worded by `renderer`, keyed (a fact worded as no lines is left out). */
+export function renderFactsByKey(facts: JobFacts, renderer: FactRenderer): FactLines[] {
+  const out: FactLines[] = [];
   for (const key of FACT_ORDER) {
     const value = facts[key];
     // The renderer's entry for `key` takes that key's value; TypeScript cannot follow the pairing through the loop.
-    if (value !== undefined) lines.push(...(renderer[key] as (v: typeof value) => readonly string[])(value));
+    const lines = value === undefined ? [] : (renderer[key] as (v: typeof value) => readonly string[])(value);
+    if (lines.length > 0) out.push({ fact: key, lines });
   }
-  return lines;
+  return out;
+}
+
+/** The facts in FACT_ORDER, each worded by `renderer`. */
+export function renderFacts(facts: JobFacts, renderer: FactRenderer): string[] {
+  return renderFactsByKey(facts, renderer).flatMap((f) => f.lines);
 }
 
 /** The last backend error in one line, the same for every audience. */

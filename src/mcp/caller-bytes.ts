@@ -6,9 +6,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { appendCallerEntry } from '../jobs/caller-log.js';
+import type { CallerEntry } from '../jobs/caller-log.js';
 import { checkJobId } from '../jobs/job-id.js';
-import type { JobStore } from '../jobs/job-store.js';
 
 type AnyHandler = (args: unknown, extra: unknown) => CallToolResult | Promise<CallToolResult>;
 
@@ -30,7 +29,7 @@ function jobOf(args: unknown, result: CallToolResult): string | undefined {
 }
 
 /** `server`, whose registerTool wraps every handler so its calls are counted into the job they concern. */
-export function countingCallerBytes(server: McpServer, store: JobStore): McpServer {
+export function countingCallerBytes(server: McpServer, log: (id: string, entry: CallerEntry) => Promise<void>): McpServer {
   const register = server.registerTool.bind(server);
   const counting = Object.create(server) as McpServer;
   // The SDK's registerTool is generic over each tool's schema; the wrapper passes arguments through untouched.
@@ -46,7 +45,7 @@ export function countingCallerBytes(server: McpServer, store: JobStore): McpServ
           result_bytes: Buffer.byteLength(JSON.stringify(result), 'utf8'),
         };
         // A job folder the disk refused, or one pruned meanwhile: the count is lost, the answer is not.
-        await appendCallerEntry(store.paths(job).caller, entry).catch(() => undefined);
+        await log(job, entry).catch(() => undefined);
       }
       return result;
     }) as never)) as McpServer['registerTool'];

@@ -208,7 +208,7 @@ describe('dashboard in Chromium', () => {
     }
     expect(await page.textContent('#req-summary')).toContain('cache mostly missed at #19');
     expect(await page.textContent('#job-status')).toBe('succeeded');
-    expect(await page.textContent('#job-files')).toContain('src/cli/program.ts');
+    expect(await page.textContent('[data-fact="files"]')).toBe('files touched: /home/dev/project/src/cli/program.ts, /home/dev/project/test/cli/models.test.ts');
     expect(await page.textContent('#job-diffstat')).toContain('2 files changed, 53 insertions(+), 2 deletions(-)');
     await page.screenshot({ path: join(OUT, 'dashboard.png'), fullPage: true });
     if (process.env.UPDATE_DOCS_SCREENSHOT === '1') {

@@ -156,7 +156,8 @@ describe('dashboard server', () => {
     expect(jobs.jobs.find((j) => j.id === finished.id)).toMatchObject({ status: 'succeeded', turns: 12, files_touched: 2, requests: 7, endpoint: 'gpu' });
 
     const detail = JSON.parse((await get(`${base}/api/jobs/${finished.id}?token=${dash.token}`)).body) as Record<string, unknown>;
-    expect(detail).toMatchObject({ record: { id: finished.id, result: finished.result }, row: { id: finished.id } });
+    expect(detail).toMatchObject({ record: { id: finished.id, result: finished.result } });
+    expect(detail.facts).toContainEqual({ fact: 'result', lines: [`result: ${finished.result}`] });
 
     const series = JSON.parse((await get(`${base}/api/jobs/${finished.id}/requests?token=${dash.token}`)).body) as { points: unknown[]; context: number };
     expect(series.points).toHaveLength(7);

@@ -88,7 +88,7 @@ describe('dashboard usage view in Chromium', () => {
     for (const id of [succeeded, failed]) {
       await page.goto(`${dash.url}#job/${id}`);
       await page.waitForSelector(`#job-view[data-loaded="${id}"]`);
-      const onPage = await page.textContent('#job-usage');
+      const onPage = await page.textContent('[data-fact="usage"]');
 
       const show = await runCli(['--config', join(t.root, 'models.yaml'), 'show', id], { cwd: t.repo, env: cliEnv() });
       expect(show.code, show.stderr).toBe(0);

@@ -3,22 +3,30 @@
  * Code against the simulator: done in a worktree, failed on a backend error,
  * running with an open request, queued behind it, cancelled) are rendered for
  * the calling model (job_status's text) and for a person (`localagents run` /
- * `show`), and every fact the record has appears in both.
+ * `show`), and every fact the record has appears in both; the dashboard's job
+ * page (in a real Chromium) shows every fact of the record it was served, and
+ * `localagents run`'s live status area every fact that changes while a job runs.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import { LIVE_FACTS, statusLines } from '../../src/cli/follow/status-lines.js';
 import { jobReport } from '../../src/cli/format-job.js';
+import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
 import { NO_PRICE_SETTINGS } from '../../src/config/price-settings.js';
 import { formatCount, formatDuration } from '../../src/jobs/amounts.js';
 import { FACT_ORDER, jobFacts, type FactKey, type JobFacts } from '../../src/jobs/job-facts.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { jobSummary } from '../../src/mcp/job-view.js';
+import type { JobDetail } from '../../src/jobs/job-detail.js';
 import { jobUsageSummary } from '../../src/usage/job-summary.js';
+import { findChromium } from '../helpers/find-chromium.js';
 import { makeRepo } from '../helpers/git-repo.js';
+import { MODEL_WORDS } from '../helpers/model-words.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type ParsedRequest, type Simulator } from '../sim/index.js';
 
@@ -27,7 +35,26 @@ const taskOf = (req: ParsedRequest): string => JSON.stringify(req.messages[0] ??
 
 let sim: Simulator;
 let app: App;
+let dash: DashboardHandle;
+let browser: Browser;
 const records = new Map<string, JobRecord>();
+/** What the dashboard's job page showed of each job, with the record it was served for it. */
+const pages = new Map<string, { text: string; detail: JobDetail }>();
+
+/** Opens the job's page with the live feed cut off (so it loads once), and reads its text and the detail it was served. */
+async function dashboardPage(id: string): Promise<{ text: string; detail: JobDetail }> {
+  const page = await browser.newPage({ locale: 'en-US' });
+  try {
+    await page.route('**/api/events**', (route) => route.abort());
+    const served = page.waitForResponse((res) => new URL(res.url()).pathname === `/api/jobs/${id}`);
+    await page.goto(`${dash.url}#job/${id}`);
+    const detail = (await (await served).json()) as JobDetail;
+    await page.waitForSelector(`#job-view[data-loaded="${id}"]`);
+    return { text: await page.locator('#job-view').innerText(), detail };
+  } finally {
+    await page.close();
+  }
+}
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -52,6 +79,8 @@ beforeAll(async () => {
     log: silentLogger,
     stateDir: join(root, 'state'),
   });
+  dash = await startDashboard(app, { log: silentLogger });
+  browser = await chromium.launch({ executablePath: await findChromium(), args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
 
   const done = await app.jobs.start({ task: 'WRITE-JOB: write notes.md', isolation: 'worktree' });
   records.set('succeeded', await app.jobs.wait(done.id, 120));
@@ -64,11 +93,16 @@ beforeAll(async () => {
   const queued = await app.jobs.start({ task: 'QUEUED-JOB: wait for the slot' });
   records.set('running', await app.jobs.get(long.id));
   records.set('queued', await app.jobs.get(queued.id));
+  pages.set('running', await dashboardPage(long.id));
+  pages.set('queued', await dashboardPage(queued.id));
   records.set('cancelled', await app.jobs.cancel(long.id));
   await app.jobs.cancel(queued.id);
+  for (const status of ['succeeded', 'failed', 'cancelled']) pages.set(status, await dashboardPage(records.get(status)!.id));
 }, 300_000);
 
 afterAll(async () => {
+  await browser?.close();
+  await dash?.close();
   await app?.close();
   await sim?.close();
 });
@@ -143,6 +177,34 @@ describe('the facts of a real job, rendered for the calling model and for a pers
         for (const bit of evidence(facts, key)) expect(text, `${audience} text lacks ${key}: "${bit}"`).toContain(bit);
       }
     }
+  });
+
+  it.each(['succeeded', 'failed', 'running', 'queued', 'cancelled'])('%s: the dashboard\'s job page shows every fact of the record it was served, in a person\'s words', (status) => {
+    const { text, detail } = pages.get(status)!;
+    expect(detail.record.status).toBe(status);
+    const facts = jobFacts(detail.record, detail.usage.text as string);
+    const present = FACT_ORDER.filter((key) => facts[key] !== undefined);
+    expect(present).toContain('usage');
+    for (const key of present) {
+      for (const bit of evidence(facts, key)) expect(text, `the job page lacks ${key}: "${bit}"`).toContain(bit);
+    }
+    // The same lines `localagents show` prints for that record (a finished one: a running job's clock moves meanwhile).
+    if (facts.headline.finished) for (const line of jobReport(detail.record, detail.usage.text as string).split('\n')) expect(text).toContain(line.trim());
+    expect(text).not.toMatch(MODEL_WORDS);
+  });
+
+  it.each(['running', 'queued'])('%s: the live status area of `localagents run` shows every fact that changes while a job runs', (status) => {
+    const record = records.get(status)!;
+    const facts = jobFacts(record);
+    const text = statusLines(record, undefined, new Date(), 0).join('\n');
+    const live = FACT_ORDER.filter((key) => facts[key] !== undefined && LIVE_FACTS.has(key));
+    expect(live).toEqual(expect.arrayContaining(['work', status === 'running' ? 'in_flight' : 'queue']));
+    for (const key of live) {
+      for (const bit of evidence(facts, key)) expect(text, `the status area lacks ${key}: "${bit}"`).toContain(bit);
+    }
+    // Its own headline: no id (the start line printed it), the rest of the headline fact.
+    for (const bit of evidence(facts, 'headline').slice(1)) expect(text).toContain(bit);
+    expect(text).not.toMatch(MODEL_WORDS);
   });
 
   it('the records carry the facts each case is about', () => {

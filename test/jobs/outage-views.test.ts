@@ -1,6 +1,5 @@
 /** One set of facts, three readers: a job waiting out its server, as job_status, `localagents run` and the dashboard say it. */
 import { describe, expect, it } from 'vitest';
-import { NO_REQUESTS } from '../../src/cli/follow/request-stats.js';
 import { statusLines } from '../../src/cli/follow/status-lines.js';
 import { jobReport } from '../../src/cli/format-job.js';
 import { jobListRow } from '../../src/jobs/job-facts.js';
@@ -29,7 +28,7 @@ describe('a job waiting for its model server', () => {
     expect(text).toContain('outage of gpu-box 11:00:00–11:00:05 (served again): it is down (host is up, nothing listens on gpu-box:8080)');
   });
   it('localagents run\'s status area', () => {
-    const lines = statusLines(record, NO_REQUESTS, new Date(), 0);
+    const lines = statusLines(record, undefined, new Date(), 0);
     expect(lines.some((l) => WORDS.test(l))).toBe(true);
   });
   it('the dashboard row (shown on the job page)', () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestStats } from '../../src/cli/follow/request-stats.js';
+import { requestStats } from '../../src/jobs/request-stats.js';
 import { parseRequestLines } from '../../src/usage/request-series.js';
 import { silentLogger } from '../../src/log.js';
 import { cacheReuse, readGenerations, readRequestLine } from '../../src/shim/request-line.js';

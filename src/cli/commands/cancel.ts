@@ -15,7 +15,7 @@ import { FINISHED, type JobRecord } from '../../jobs/job-record.js';
 
 import type { CliContext, GlobalOptions } from '../context.js';
 import { jobJson, jobReport } from '../format-job.js';
-import { loadJob } from '../job-arg.js';
+import { appJob } from '../job-arg.js';
 import { print, printError, printJson, printNote } from '../output.js';
 import { withApp } from '../with-app.js';
 
@@ -48,7 +48,7 @@ interface CancelOutcome {
 }
 
 async function cancelJob(app: App, id: string, force: boolean): Promise<CancelOutcome> {
-  const record = await loadJob(app.store, id);
+  const record = await appJob(app, id);
   if (FINISHED.has(record.status)) {
     if (record.status === 'interrupted') await app.jobs.cancel(record.id); // ends the Claude Code its dead owner left, if alive
     const note = record.status === 'interrupted'

@@ -4,9 +4,8 @@ import type { App } from '../../app.js';
 import { BadArgumentError } from '../../errors.js';
 import { FINISHED } from '../../jobs/job-record.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { createFileTail } from '../follow/file-tail.js';
 import { createInFlightNotes } from '../follow/in-flight-notes.js';
-import { loadJob } from '../job-arg.js';
+import { appJob } from '../job-arg.js';
 import { print } from '../output.js';
 import { withApp } from '../with-app.js';
 
@@ -14,23 +13,20 @@ const POLL_MS = 300;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function followLog(app: App, id: string, lines: number | undefined): Promise<void> {
-  const tail = createFileTail(app.jobPaths(id).transcript);
+  const follow = app.followJob(id);
   const emit = (batch: readonly string[]): void => {
     if (batch.length > 0) print(batch.join('\n'));
   };
   const notes = createInFlightNotes();
-  const first = await tail.read();
-  emit(lines === undefined ? first : first.slice(-lines));
-  for (;;) {
-    // Status first, lines second: lines written before the job ended are read after we learn it ended.
-    const record = await app.jobs.get(id);
-    emit(await tail.read());
+  for (let first = true; ; first = false) {
+    const { record, lines: batch } = await follow.poll();
+    emit(first && lines !== undefined ? batch.slice(-lines) : batch);
     emit(notes.lines(record));
     if (FINISHED.has(record.status)) {
       // The record can land a moment before the transcript's last write is flushed.
       await sleep(POLL_MS);
-      emit(await tail.read());
-      const rest = tail.rest();
+      emit((await follow.poll()).lines);
+      const rest = follow.rest();
       if (rest) print(rest);
       return;
     }
@@ -52,7 +48,7 @@ export function registerLog(program: Command, ctx: CliContext): void {
         if (lines !== undefined && (!Number.isInteger(lines) || lines < 1)) {
           throw new BadArgumentError('--lines', `--lines must be a positive whole number, not "${opts.lines ?? ''}"`);
         }
-        const record = await loadJob(app.store, id);
+        const record = await appJob(app, id);
         if (opts.follow) return followLog(app, record.id, lines);
         const text = await app.jobs.tail(record.id, lines ?? Number.MAX_SAFE_INTEGER);
         print(text || `(job ${record.id} has no transcript yet: ${record.status})`);

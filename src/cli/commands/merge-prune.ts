@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { BadArgumentError } from '../../errors.js';
 import { parseAge } from '../../jobs/prune.js';
 import type { CliContext, GlobalOptions } from '../context.js';
-import { loadJob } from '../job-arg.js';
+import { appJob } from '../job-arg.js';
 import { print, printJson } from '../output.js';
 import { withApp } from '../with-app.js';
 
@@ -23,7 +23,7 @@ Examples:
   localagents merge 7gk2`)
     .action((id: string, opts: { json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
-        const record = await loadJob(app.store, id);
+        const record = await appJob(app, id);
         const outcome = await app.merge(record, ctx.cwd);
         if (opts.json) return printJson({ job_id: record.id, ...outcome });
         if (!outcome.merged) return print(`${outcome.branch} is already in ${outcome.into}; nothing to merge (${outcome.into} stays at ${outcome.head.slice(0, 12)}).`);

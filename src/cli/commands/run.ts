@@ -16,7 +16,6 @@ import { createLogger } from '../../log.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { jobJson, jobReport } from '../format-job.js';
 import { choiceOf, detachedText, interruptQuestion } from '../follow/interrupt.js';
-import { createJobWatch } from '../follow/job-watch.js';
 import { plainDisplay, quietDisplay, ttyDisplay, type RunDisplay } from '../follow/run-display.js';
 import { print, printJson, printNote, processTerminal, type Terminal } from '../output.js';
 import { withApp } from '../with-app.js';
@@ -101,7 +100,7 @@ async function follow(app: App, started: JobRecord, mode: Mode, term: Terminal, 
   process.on('SIGTERM', onSigterm);
   process.on('SIGHUP', onSighup);
   try {
-    const watch = mode === 'tty' || mode === 'plain' ? createJobWatch(app, id) : undefined;
+    const watch = mode === 'tty' || mode === 'plain' ? app.followJob(id) : undefined;
     const interval = mode === 'tty' ? 250 : 500;
     while (!ended) {
       // Polls pause while a question is open and stop once detached; the tail keeps its place.

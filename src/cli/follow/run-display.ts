@@ -7,7 +7,7 @@ import type { JobStatus } from '../../jobs/job-record.js';
 import { printableLines } from '../../printable.js';
 import { createInFlightNotes } from './in-flight-notes.js';
 import type { Terminal } from '../output.js';
-import type { JobSnapshot } from './job-watch.js';
+import type { JobSnapshot } from '../../jobs/job-follow.js';
 import { createStatusArea, fitLine, HIDE_CURSOR, SHOW_CURSOR } from './status-area.js';
 import { statusLines } from './status-lines.js';
 
@@ -33,10 +33,10 @@ export function ttyDisplay(term: Terminal, now: () => Date = () => new Date()): 
       last = snapshot;
       // Transcript lines are clipped to one row each (the full text is in transcript.txt); our own notes are not.
       const lines = snapshot.lines.map((l) => fitLine(printableLines(l), term.columns()));
-      area.draw(lines, statusLines(snapshot.record, snapshot.totals, now(), frame++));
+      area.draw(lines, statusLines(snapshot.record, snapshot.lastRequest, now(), frame++));
     },
     note(text) {
-      if (last && hidden) area.draw([text], statusLines(last.record, last.totals, now(), frame));
+      if (last && hidden) area.draw([text], statusLines(last.record, last.lastRequest, now(), frame));
       else term.write(`${text}\n`);
     },
     pause() {

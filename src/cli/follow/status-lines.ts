@@ -1,19 +1,21 @@
 /**
- * The few lines of the live status area under `localagents run`: status,
- * elapsed, turn, tool calls, tokens, the last request's speed and cache reuse,
- * the last activity. Pure: the display decides when and where to draw them.
+ * The few lines of the live status area under `localagents run`: the job's
+ * facts that change while it runs (jobs/job-facts.ts), in a person's words
+ * (jobs/person-words.ts, as the report at the end and the dashboard word them),
+ * under a headline of its own (a spinner; no id: the start line gave it), plus
+ * what only a live view has: the last request's speed and cache reuse, and how
+ * to stop. Pure: the display decides when and where to draw them.
  */
-import type { JobRecord } from '../../jobs/job-record.js';
-import { elapsedSeconds } from '../../jobs/job-record.js';
-import { inFlightLine } from '../../jobs/in-flight-line.js';
 import { formatCount, formatDuration } from '../../jobs/amounts.js';
-import { modelLabel } from '../format-job.js';
-import { outageWords } from '../../shim/outage-hold.js';
-import type { RequestStats, RequestTotals } from './request-stats.js';
+import { jobFacts, renderFactsByKey, type FactKey } from '../../jobs/job-facts.js';
+import type { JobRecord } from '../../jobs/job-record.js';
+import { forPerson, modelWords } from '../../jobs/person-words.js';
+import type { RequestStats } from '../../jobs/request-stats.js';
 
 const SPINNER = ['-', '\\', '|', '/'];
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The facts worth a line while the job runs; the rest (result, files, worktree, …) is in the report when it ends. */
+export const LIVE_FACTS: ReadonlySet<FactKey> = new Set<FactKey>(['verification', 'queue', 'work', 'outage_wait', 'in_flight', 'backend_error', 'last_activity']);
 
 function lastRequestText(stats: RequestStats | undefined): string {
   if (stats === undefined) return 'last request: none yet';
@@ -24,16 +26,15 @@ function lastRequestText(stats: RequestStats | undefined): string {
   return parts.join(', ');
 }
 
-/** Live tokens come from requests.jsonl: the record's usage is filled in only when the session ends. */
-export function statusLines(record: JobRecord, totals: RequestTotals, now: Date, frame: number): string[] {
+export function statusLines(record: JobRecord, last: RequestStats | undefined, now: Date, frame: number): string[] {
   const spin = SPINNER[frame % SPINNER.length] ?? '-';
-  const lines = [`${spin} ${record.status} ${formatDuration(elapsedSeconds(record, now))} · turn ${record.num_turns} · ${plural(record.tool_calls, 'tool call')} · ${modelLabel(record)}`];
-  if (record.queue) lines.push(`  queued: position ${record.queue.position}, waiting for ${record.queue.waiting_for}`);
-  lines.push(`  tokens in ${formatCount(totals.inputTokens)} (+${formatCount(totals.cachedTokens)} cached), out ${formatCount(totals.outputTokens)} over ${plural(totals.requests, 'request')}`);
-  lines.push(`  ${lastRequestText(totals.last)}`);
-  if (record.outage_wait) lines.push(`  waiting for the model server: ${outageWords(record.outage_wait, now)}`);
-  for (const request of record.in_flight ?? []) lines.push(...inFlightLine(request, now).split('\n').map((l) => `  ${l}`));
-  if (record.last_activity) lines.push(`  last activity ${record.last_activity.at.slice(11, 19)}: ${record.last_activity.what}`);
-  lines.push('  Ctrl-C: cancel or detach');
-  return lines;
+  const facts = jobFacts(record, undefined, now);
+  const h = facts.headline;
+  const live = renderFactsByKey(facts, forPerson(record.id)).filter((f) => LIVE_FACTS.has(f.fact));
+  return [
+    `${spin} ${h.status} ${formatDuration(h.elapsedS)} · ${modelWords(h.model, h.endpoint)}`,
+    ...live.flatMap((f) => f.lines.flatMap((l) => l.split('\n'))).map((l) => `  ${l}`),
+    `  ${lastRequestText(last)}`,
+    '  Ctrl-C: cancel or detach',
+  ];
 }

@@ -1,4 +1,4 @@
-// The job page: record, per-request charts, diffstat and transcript tail.
+// The job page: its facts in a person's words, per-request charts, diffstat and transcript tail.
 // Refetched whenever the live feed says this job's row changed, so a running
 // job's page follows it without a reload and a finished one costs nothing.
 import { createCharts } from './charts.mjs';
@@ -38,6 +38,16 @@ function fact(label, value) {
   return [el('dt', {}, label), el('dd', {}, value ?? '—')];
 }
 
+/** How each fact stands out: what went wrong in red, what to watch in orange, a passed check in green. */
+const FACT_CLASS = { error: 'error', backend_error: 'warn', outage_wait: 'warn', warnings: 'warn small', queue: 'muted', endpoint_reason: 'muted', logs: 'muted small', sandbox: 'muted small' };
+/** Facts whose lines are text to read as written (an answer, a stack of flags, a diffstat). */
+const PREFORMATTED = new Set(['result', 'error', 'worktree', 'in_flight']);
+
+function factBlock({ fact: key, lines }, record) {
+  const classes = ['fact', FACT_CLASS[key] ?? '', key === 'verification' && record.verification?.passed ? 'verify passed' : ''].filter(Boolean).join(' ');
+  return el(PREFORMATTED.has(key) ? 'pre' : 'p', { class: classes, 'data-fact': key }, lines.join('\n'));
+}
+
 export function createJobPage({ fetchJson }) {
   const root = byId('job-view');
   const charts = createCharts({ latency: byId('chart-latency'), prompt: byId('chart-prompt'), output: byId('chart-output') });
@@ -51,34 +61,19 @@ export function createJobPage({ fetchJson }) {
     byId('job-title').textContent = `Job ${r.id}`;
     byId('job-status').replaceChildren(statusBadge(r.status));
     root.dataset.status = r.status;
-    const u = r.usage;
+    // Details around the facts, as the table under `localagents show`'s report.
     byId('job-facts').replaceChildren(
-      ...fact('Model', `${r.model.served ?? r.model.requested ?? 'pending'}${r.model.endpoint ? ` on ${r.model.endpoint}` : ''}`),
-      ...fact('Context', r.model.context ? `${fmtInt(r.model.context)} tokens` : undefined),
       ...fact('Elapsed', el('span', { id: 'job-elapsed', 'data-from': FINISHED.has(r.status) ? undefined : r.started_at ?? r.created_at }, fmtDuration(elapsedOf(r)))),
-      ...fact('Turns / tool calls', `${r.num_turns} / ${r.tool_calls}`),
-      ...fact('Tokens', `${fmtInt(u.input_tokens)} evaluated · ${fmtInt(u.cache_read_input_tokens)} cached · ${fmtInt(u.output_tokens)} generated`),
-      ...fact('Usage (est.)', el('span', { id: 'job-usage' }, detail.usage.text)),
+      ...fact('Context', r.model.context ? `${fmtInt(r.model.context)} tokens` : undefined),
       ...fact('Created', fmtWhen(r.created_at)),
       ...fact('Finished', r.finished_at ? fmtWhen(r.finished_at) : undefined),
       ...fact('Isolation', `${r.isolation} · ${r.work_dir ?? r.cwd}`),
-      ...fact('Last activity', r.last_activity?.what),
     );
     byId('job-task').textContent = r.task_preview;
-    const outcome = [];
-    if (detail.row.waiting_for_server) outcome.push(el('p', { class: 'warn', id: 'job-outage' }, `Waiting for the model server: ${detail.row.waiting_for_server}.`));
-    if (detail.verification) outcome.push(el('p', { class: r.verification?.passed ? 'verify passed' : 'verify' }, detail.verification));
-    if (r.queue) outcome.push(el('p', { class: 'muted' }, `Queued at position ${r.queue.position}, waiting for ${r.queue.waiting_for}.`));
-    if (r.result) outcome.push(el('h3', {}, 'Result'), el('pre', { class: 'result' }, r.result));
-    if (r.error) outcome.push(el('pre', { class: 'error' }, r.error));
-    for (const w of r.warnings) outcome.push(el('p', { class: 'warn small' }, w));
-    if (r.worktree?.kept) {
-      outcome.push(el('ul', { class: 'commands' }, ...Object.entries(r.worktree.commands).map(([what, cmd]) => el('li', {}, `${what}: `, el('code', {}, cmd)))));
-    }
-    byId('job-outcome').replaceChildren(...outcome);
+    // The job's facts in the words `localagents show` prints them, one block per fact.
+    byId('job-outcome').replaceChildren(...detail.facts.map((f) => factBlock(f, r)));
     byId('job-diffstat').textContent = detail.diffstat?.text || (r.isolation === 'worktree' ? 'no changes' : 'not in a worktree (isolation "none")');
     byId('diff-note').textContent = detail.diffstat ? (detail.diffstat.live ? 'live' : 'as the job left it') : '';
-    byId('job-files').replaceChildren(...(r.files_touched.length ? r.files_touched.map((f) => el('li', {}, el('code', {}, f))) : [el('li', { class: 'muted' }, 'none')]));
     const tail = byId('job-tail');
     const atBottom = tail.scrollTop + tail.clientHeight >= tail.scrollHeight - 8;
     tail.textContent = detail.tail || '(empty)';
@@ -135,7 +130,7 @@ export function createJobPage({ fetchJson }) {
         delete root.dataset.loaded;
         charts.destroy();
         byId('job-title').textContent = `Job ${id}`;
-        for (const part of ['job-facts', 'job-outcome', 'job-files', 'req-open', 'req-errors']) byId(part).replaceChildren();
+        for (const part of ['job-facts', 'job-outcome', 'req-open', 'req-errors']) byId(part).replaceChildren();
         for (const part of ['job-task', 'job-diffstat', 'job-tail', 'req-summary', 'diff-note']) byId(part).textContent = '';
       }
       root.hidden = false;

@@ -29,6 +29,6 @@ export const TOOL_REGISTRARS = [
 ] as const;
 
 export function registerTools(server: McpServer, app: App): void {
-  const counting = countingCallerBytes(server, app.store);
+  const counting = countingCallerBytes(server, (id, entry) => app.logCallerCall(id, entry));
   for (const register of TOOL_REGISTRARS) register(counting, app);
 }

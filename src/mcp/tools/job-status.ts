@@ -1,8 +1,7 @@
 /** job_status: the record of one job, now. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../../app.js';
-import { priceSettingsOf } from '../../config/price-settings.js';
-import { jobUsageJson, jobUsageSummary } from '../../usage/job-summary.js';
+import { jobUsageJson } from '../../usage/job-summary.js';
 import { jobSummary, jobView } from '../job-view.js';
 import { jobOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
@@ -23,7 +22,7 @@ export function registerJobStatus(server: McpServer, app: App): void {
     },
     (args) => guarded(async () => {
       const record = await app.jobs.get(await resolveJobArg(app, args.job_id));
-      const usage = await jobUsageSummary(record, app.store.paths(record.id), await priceSettingsOf(() => app.loadConfig()));
+      const usage = await app.jobUsage(record);
       return okResult(jobSummary(record, usage.text), { ...jobView(record), usage_summary: jobUsageJson(usage) });
     }),
   );

@@ -1,9 +1,10 @@
 /**
  * What one line of requests.jsonl says about the backend's speed: prompt
  * tokens per second and how much of the prompt came from the KV cache, from the
- * shim's own reader of the line (shim/request-line.ts). Pure.
+ * shim's own reader of the line (shim/request-line.ts). Pure. The job's token
+ * totals are on its record (the run tracker sums them as requests end).
  */
-import { cacheReuse, generationTokensPerS, promptTokensPerS, readRequestLine } from '../../shim/request-line.js';
+import { cacheReuse, generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-line.js';
 
 export interface RequestStats {
   readonly status: number;
@@ -41,29 +42,9 @@ export function requestStats(line: string): RequestStats | undefined {
   };
 }
 
-/** Running totals over a job's model requests; the record only learns the totals when the session ends. */
-export interface RequestTotals {
-  readonly requests: number;
-  readonly inputTokens: number;
-  readonly cachedTokens: number;
-  readonly outputTokens: number;
-  readonly last: RequestStats | undefined;
-}
-
-export const NO_REQUESTS: RequestTotals = { requests: 0, inputTokens: 0, cachedTokens: 0, outputTokens: 0, last: undefined };
-
-export function addRequests(totals: RequestTotals, lines: readonly string[]): RequestTotals {
-  let next = totals;
-  for (const line of lines) {
-    const stats = requestStats(line);
-    if (stats === undefined) continue;
-    next = {
-      requests: next.requests + 1,
-      inputTokens: next.inputTokens + stats.inputTokens,
-      cachedTokens: next.cachedTokens + stats.cachedTokens,
-      outputTokens: next.outputTokens + stats.outputTokens,
-      last: stats,
-    };
-  }
-  return next;
+/** The last model request among `lines` that has usage, else `previous`: what the live status area shows the speed of. */
+export function lastRequest(previous: RequestStats | undefined, lines: readonly string[]): RequestStats | undefined {
+  let last = previous;
+  for (const line of lines) last = requestStats(line) ?? last;
+  return last;
 }

@@ -1,6 +1,6 @@
 /** Speed and cache numbers of the live display, from requests.jsonl lines as the shim writes them. */
 import { describe, expect, it } from 'vitest';
-import { addRequests, NO_REQUESTS, requestStats } from '../../src/cli/follow/request-stats.js';
+import { lastRequest, requestStats } from '../../src/jobs/request-stats.js';
 
 // Shaped like the shim's RequestLogEntry (src/shim/request-log.ts).
 const line = (over: Record<string, unknown>): string =>
@@ -33,10 +33,12 @@ describe('requestStats', () => {
   });
 });
 
-describe('addRequests', () => {
-  it('sums every model request and remembers the last one', () => {
-    const totals = addRequests(addRequests(NO_REQUESTS, [line({})]), [line({ path: '/v1/messages/count_tokens' }), line({ usage: { input_tokens: 10, cache_read_input_tokens: 0, output_tokens: 5 } })]);
-    expect(totals).toMatchObject({ requests: 2, inputTokens: 1010, cachedTokens: 9000, outputTokens: 106 });
-    expect(totals.last?.inputTokens).toBe(10);
+describe('lastRequest', () => {
+  it('keeps the last model request with usage, skipping count_tokens and failed ones', () => {
+    const first = lastRequest(undefined, [line({})]);
+    expect(first?.inputTokens).toBe(1000);
+    const next = lastRequest(first, [line({ usage: { input_tokens: 10, cache_read_input_tokens: 0, output_tokens: 5 } }), line({ path: '/v1/messages/count_tokens' }), line({ status: 500, usage: undefined })]);
+    expect(next?.inputTokens).toBe(10);
+    expect(lastRequest(next, [])).toBe(next);
   });
 });
