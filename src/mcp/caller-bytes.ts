@@ -46,7 +46,7 @@ export function countingCallerBytes(server: McpServer, store: JobStore): McpServ
           result_bytes: Buffer.byteLength(JSON.stringify(result), 'utf8'),
         };
         // A job folder the disk refused, or one pruned meanwhile: the count is lost, the answer is not.
-        await appendCallerEntry(store.paths(job).caller, entry).catch(() => undefined);
+        await appendCallerEntry(store, job, entry).catch(() => undefined);
       }
       return result;
     }) as never)) as McpServer['registerTool'];
