@@ -4,6 +4,7 @@
  * worded for a shell user (exit 2, and `localagents jobs --all`).
  */
 import { BadArgumentError, isLocalAgentsError } from '../errors.js';
+import { isJobId } from '../jobs/job-id.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { resolveJobRef } from '../jobs/job-ref.js';
 import type { JobStore } from '../jobs/job-store.js';
@@ -22,6 +23,14 @@ export async function resolveJobArg(store: Pick<JobStore, 'ids'>, ref: string): 
 
 /** Read from the state directory (a command's own process runs no jobs but `run`'s, which never asks). */
 export async function loadJob(store: Pick<JobStore, 'ids' | 'load'>, ref: string): Promise<JobRecord> {
+  // A full id on record needs no listing of the 10,000 others; one that is not gets the lookup's did-you-mean.
+  if (isJobId(ref)) {
+    try {
+      return await store.load(ref);
+    } catch (err) {
+      if (!isLocalAgentsError(err) || err.code !== 'unknown_job') throw err;
+    }
+  }
   const id = await resolveJobArg(store, ref);
   try {
     return await store.load(id);
