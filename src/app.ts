@@ -156,7 +156,7 @@ export function createApp(options: AppOptions): App {
     },
     jobUsage,
     usageReport: async (by, window) => buildUsageReport(store, await priceSettingsOf(load), by, window),
-    logCallerCall: (id, entry) => appendCallerEntry(store.paths(id).caller, entry),
+    logCallerCall: (id, entry) => appendCallerEntry(store, id, entry),
     diff: { target: diffTarget, text: diffText, toTerminal: diffToTerminal },
     followJob: (id) => followJob(jobs, id, store.paths(id)),
     requestSeries: async (id) => jobRequestSeries(await jobs.get(id), store.paths(id).requests),

@@ -5,6 +5,7 @@
  */
 import type { App } from '../app.js';
 import { BadArgumentError, isLocalAgentsError } from '../errors.js';
+import { isJobId } from '../jobs/job-id.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { resolveJobRef } from '../jobs/job-ref.js';
 import type { JobStore } from '../jobs/job-store.js';
@@ -25,7 +26,17 @@ async function asJobArg(ref: string, find: () => Promise<JobRecord>): Promise<Jo
 
 /** Read from the state directory without the app (`jobs`, `show`: a command's own process runs no jobs but `run`'s). */
 export function loadJob(store: Pick<JobStore, 'ids' | 'load'>, ref: string): Promise<JobRecord> {
-  return asJobArg(ref, async () => store.load(resolveJobRef(ref, await store.ids())));
+  return asJobArg(ref, async () => {
+    // A full id on record needs no listing of the 10,000 others; one that is not gets the lookup's did-you-mean.
+    if (isJobId(ref)) {
+      try {
+        return await store.load(ref);
+      } catch (err) {
+        if (!isLocalAgentsError(err) || err.code !== 'unknown_job') throw err;
+      }
+    }
+    return store.load(resolveJobRef(ref, await store.ids()));
+  });
 }
 
 /** Through the app, for the commands that build one. */

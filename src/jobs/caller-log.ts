@@ -4,9 +4,18 @@
  * many it got back. That is what delegating cost the caller's context; the usage
  * report turns it into tokens. Appended (one write a line, so the lines of
  * several processes never interleave), owner-readable.
+ *
+ * Every append is also noted, as the job's id, in the state directory's caller
+ * ledger (usage-index/caller-ledger.log): the usage index (src/usage/usage-index.ts)
+ * keeps a finished job's sums, and a caller.jsonl that grows after its job ended
+ * (job_status, job_log) is found there instead of by reading 10,000 files.
  */
 import { appendFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { privateDir } from '../coord/private-files.js';
+import { isErrno } from '../errors.js';
 import { checkShape, type Shape } from '../json-shape.js';
+import type { JobStore } from './job-store.js';
 
 export interface CallerEntry {
   readonly t: string;
@@ -23,8 +32,29 @@ const entryShape: Shape = {
   required: ['t', 'tool', 'args_bytes', 'result_bytes'],
 };
 
-export async function appendCallerEntry(file: string, entry: CallerEntry): Promise<void> {
-  await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+/** The folder of the usage index, beside the jobs folder: `<state>/usage-index`. */
+export const usageIndexDir = (jobsRoot: string): string => join(dirname(jobsRoot), 'usage-index');
+
+/** The append-only list of jobs whose caller.jsonl grew: one job id a line. */
+export const callerLedgerFile = (jobsRoot: string): string => join(usageIndexDir(jobsRoot), 'caller-ledger.log');
+
+async function noteInLedger(ledger: string, id: string): Promise<void> {
+  try {
+    await appendFile(ledger, `${id}\n`, { mode: 0o600 });
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+    await privateDir(dirname(ledger));
+    await appendFile(ledger, `${id}\n`, { mode: 0o600 });
+  }
+}
+
+export async function appendCallerEntry(store: Pick<JobStore, 'root' | 'paths'>, id: string, entry: CallerEntry): Promise<void> {
+  const ledger = callerLedgerFile(store.root);
+  // Noted after the append, so a reader that sees the note sees the line; and before it too, so a process
+  // killed between the two still leaves a note (unless a reader came in that instant).
+  await noteInLedger(ledger, id);
+  await appendFile(store.paths(id).caller, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+  await noteInLedger(ledger, id);
 }
 
 /** A line of caller.jsonl, or undefined for one cut short or edited. */

@@ -1,18 +1,21 @@
 /**
  * The usage report over every job in the state directory, whichever process ran
- * it: read in chunks of CHUNK_JOBS ids, a few files at a time, each job's facts
- * added to the tally and dropped. Damaged records and unreadable log lines are
- * named in the report, never fatal.
+ * it: read a month of ids at a time, settled jobs from the usage index and the
+ * others a few files at a time, each job's facts added to the tally and dropped.
+ * Damaged records and unreadable log lines are named in the report, never fatal.
  */
+import { dirname } from 'node:path';
 import type { Defaults } from '../config/schema.js';
+import { createSlotBoard } from '../coord/slot-board.js';
 import { isLocalAgentsError } from '../errors.js';
 import { jobIdStamp } from '../jobs/job-id.js';
+import { FINISHED } from '../jobs/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
 import { comparison, type Comparison } from './estimate.js';
 import { readJobUsage, type JobUsage } from './job-usage.js';
 import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
+import { monthOf, openUsageIndex } from './usage-index.js';
 
-export const CHUNK_JOBS = 10_000;
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
 const READ_CONCURRENCY = 16;
 const DAY_MS = 86_400_000;
@@ -56,31 +59,62 @@ function inWindow(createdAt: string, window: UsageWindow): boolean {
   return (window.since === undefined || at >= window.since.getTime()) && (window.until === undefined || at < window.until.getTime());
 }
 
-/** Calls `onJob` for every job in the window, CHUNK_JOBS ids at a time; returns what could not be read. */
+/** The ids of each month file, in order. */
+function byMonth(ids: readonly string[]): Map<string, string[]> {
+  const months = new Map<string, string[]>();
+  for (const id of ids) {
+    const key = monthOf(id);
+    let of = months.get(key);
+    if (of === undefined) months.set(key, (of = []));
+    of.push(id);
+  }
+  return months;
+}
+
+/**
+ * Calls `onJob` for every job in the window, a month at a time; returns what could not be read. A settled
+ * job (finished, off the slot board) comes from the usage index when it is there, and goes into it otherwise.
+ */
 export async function forEachJobUsage(
   store: JobStore,
   window: UsageWindow,
   onJob: (job: JobUsage) => void,
 ): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
-  const ids = idsMaybeIn(await store.ids(), window);
+  // In this order: the index (the ledger's size), the board, then the jobs' own files (src/usage/usage-index.ts).
+  const index = await openUsageIndex(store.root);
+  const live = new Set((await createSlotBoard(dirname(store.root)).read()).tickets.map((t) => t.job));
+  const all = await store.ids();
+  const existing = new Set(all);
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
-  for (let start = 0; start < ids.length; start += CHUNK_JOBS) {
-    await forEachLimited(ids.slice(start, start + CHUNK_JOBS), READ_CONCURRENCY, async (id) => {
+  const deliver = (job: JobUsage): void => {
+    if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
+    onJob(job);
+  };
+  for (const [key, ids] of byMonth(idsMaybeIn(all, window))) {
+    const month = await index.month(key);
+    await forEachLimited(ids, READ_CONCURRENCY, async (id) => {
+      const indexed = live.has(id) ? undefined : month.cached(id);
+      if (indexed !== undefined) {
+        if (inWindow(indexed.createdAt, window)) deliver(indexed);
+        return;
+      }
       let job: JobUsage;
       try {
         const record = await store.read(id);
         if (!inWindow(record.created_at, window)) return;
         job = await readJobUsage(record, store.paths(id));
+        if (FINISHED.has(record.status) && !live.has(id)) month.remember(job);
       } catch (err) {
+        month.forget(id);
         // A folder without job.json is a job being created (or removed) right now: nothing to count yet.
         if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
         damaged.push(damagedRecord(id, store.paths(id).record, err));
         return;
       }
-      if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id, lines: job.unreadableLines, halfWritten: job.halfWritten });
-      onJob(job);
+      deliver(job);
     });
+    await month.save(existing);
   }
   damaged.sort((a, b) => a.id.localeCompare(b.id));
   unreadable.sort((a, b) => a.id.localeCompare(b.id));

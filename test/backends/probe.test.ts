@@ -123,7 +123,7 @@ describe('probing Ollama', () => {
     const p = await prober().probeEndpoint(endpoint(s.url, { backend: 'ollama' }), 2.5);
     expect(p).toMatchObject({ state: 'up', backend: 'ollama', reason: 'up, serving qwen3-coder:30b', warnings: [] });
     expect(p.models).toEqual([
-      { id: 'qwen3-coder:30b', aliases: [], vision: false, context: 131072, contextSource: 'ollama /api/ps context_length', routerStatus: 'loaded', warnings: [], fingerprint: expect.stringMatching(/^digest [0-9a-f]{64}$/) },
+      { id: 'qwen3-coder:30b', aliases: [], vision: false, context: 131072, contextSource: 'ollama /api/ps context_length', routerStatus: 'loaded', warnings: [], fingerprint: expect.stringMatching(/^digest [0-9a-f]{64}$/) as string },
     ]);
   });
 

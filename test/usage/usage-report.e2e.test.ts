@@ -4,8 +4,11 @@
  * `localagents run`; then two copied to earlier dates, one record damaged and one
  * requests.jsonl given a bad line and a half-written one. Every column of every
  * grouping is checked against sums this test computes itself from the files.
+ * The first report writes the usage index; the later ones read it, and are
+ * checked against reports without it, with it damaged, and after another
+ * process appended caller bytes to a job that had ended.
  */
-import { appendFileSync, cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -297,7 +300,53 @@ describe('localagents usage over real job records', () => {
     const row = report.rows.find((r) => r.key === countedJob)!;
     expect(row.estimate.caller_read_tokens).toBe(Math.ceil(receivedBytes.reduce((n, b) => n + b, 0) / 3));
   }, 60_000);
+
+  it('caller bytes another process appends after the job ended are counted, with the index as without it', async () => {
+    expect(existsSync(indexDir())).toBe(true); // written by the reports above
+    const before = await usage('--by', 'job');
+    // The other MCP server process (not the one that ran the job) is asked about it, twice.
+    const other = servers[1]!;
+    for (let i = 0; i < 2; i++) await counted(other, 'job_status', { job_id: countedJob });
+    const after = await usage('--by', 'job');
+    const row = after.report.rows.find((r) => r.key === countedJob)!;
+    expect(row.estimate.caller_read_tokens).toBe(Math.ceil(receivedBytes.reduce((n, b) => n + b, 0) / 3));
+    expect(row.estimate.caller_read_tokens).toBeGreaterThan(before.report.rows.find((r) => r.key === countedJob)!.estimate.caller_read_tokens);
+    checkRows(after.report.rows, expectedRows('job'));
+    rmSync(indexDir(), { recursive: true });
+    const rebuilt = await usage('--by', 'job');
+    expect(comparable(rebuilt.report)).toEqual(comparable(after.report));
+  }, 60_000);
+
+  it('a missing, damaged or foreign index gives the same report as none, for every grouping and --since', async () => {
+    const since = new Date(Date.now() - 15 * 86_400_000).toISOString().slice(0, 10);
+    const runs = [['--by', 'day'], ['--by', 'model'], ['--by', 'job'], ['--by', 'week', '--since', since]];
+    rmSync(indexDir(), { recursive: true, force: true });
+    const fresh = [];
+    for (const args of runs) fresh.push(comparable((await usage(...args)).report)); // each run reads what the one before wrote
+    const text = (await runCli(['--config', dirs.config, 'usage'], { cwd: dirs.repo, env: env() })).stdout;
+    const months = readdirSync(indexDir()).filter((n) => n.endsWith('.json'));
+    expect(months.length).toBe(new Set(readdirSync(join(dirs.state, 'jobs')).map((id) => `${id.slice(0, 4)}-${id.slice(4, 6)}.json`)).size);
+    const damage = [
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100)), // cut short
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"succeeded"/, '"sucseeded"')), // edited
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^\{"v":1/, '{"v":99')), // another version
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"ledger":\d+/, '"ledger":999999999')), // a ledger that was replaced
+    ];
+    for (const hurt of damage) {
+      for (const name of months) hurt(join(indexDir(), name));
+      for (const [i, args] of runs.entries()) expect(comparable((await usage(...args)).report)).toEqual(fresh[i]);
+      expect((await runCli(['--config', dirs.config, 'usage'], { cwd: dirs.repo, env: env() })).stdout).toBe(text);
+    }
+    checkRows((await usage('--by', 'day')).report.rows, expectedRows('day'));
+  }, 120_000);
 });
+
+const indexDir = (): string => join(dirs.state, 'usage-index');
+
+/** A report with its dollar sums rounded: the index may add the same jobs in another order. */
+function comparable(report: JsonReport): unknown {
+  return JSON.parse(JSON.stringify(report, (_key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? Number(value.toPrecision(12)) : value)));
+}
 
 function mergeAll(rows: Expected[]): Expected {
   const t: Expected = { key: 'total', jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, gpuMs: 0, promptSpeeds: [], genSpeeds: [] };
