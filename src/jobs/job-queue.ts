@@ -90,6 +90,23 @@ export function placeQueued(draft: BoardDraft, pass: Pass): { placed: [QueuedJob
   return { placed, positions: new Map(pass.queue.map((q) => [q, draft.position(q.record.id)])) };
 }
 
+/** Resolves every queued job now; those whose model is gone past the grace period (or that cannot resolve at all) are settled as failed. */
+async function resolveQueued(seen: Observation, queue: readonly QueuedJob[], settle: JobQueue['settle']): Promise<Map<QueuedJob, Resolution>> {
+  const resolved = new Map<QueuedJob, Resolution>();
+  for (const q of queue) {
+    try {
+      resolved.set(q, resolveModel(seen.config, seen.probes, { model: q.request.model ?? q.record.model.requested, endpoint: q.request.endpoint }));
+      q.lastServedAt = Date.now();
+    } catch (err) {
+      const graceMs = seen.config.defaults.queue_grace_s * 1000;
+      if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
+        await settle(q, { status: 'failed', error: err.forRecord, error_code: err.code });
+      }
+    }
+  }
+  return resolved;
+}
+
 export function createJobQueue(deps: QueueDeps): JobQueue {
   const warmEndpointByTree = new Map<string, string>();
   let pumping: Promise<void> | undefined;
@@ -105,23 +122,6 @@ export function createJobQueue(deps: QueueDeps): JobQueue {
     await deps.save(q.record);
     await deps.release(q.record.id);
     q.finish(q.record);
-  };
-
-  /** Resolves every queued job now; those whose model is gone past the grace period fail. */
-  const resolveQueued = async (seen: Observation, queue: readonly QueuedJob[]): Promise<Map<QueuedJob, Resolution>> => {
-    const resolved = new Map<QueuedJob, Resolution>();
-    for (const q of queue) {
-      try {
-        resolved.set(q, resolveModel(seen.config, seen.probes, { model: q.request.model ?? q.record.model.requested, endpoint: q.request.endpoint }));
-        q.lastServedAt = Date.now();
-      } catch (err) {
-        const graceMs = seen.config.defaults.queue_grace_s * 1000;
-        if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
-          await settle(q, { status: 'failed', error: err.forRecord, error_code: err.code });
-        }
-      }
-    }
-    return resolved;
   };
 
   /** Moves the job to `starting` for as long as `launch` takes; a job that runs warms its tree's endpoint. */
@@ -140,7 +140,7 @@ export function createJobQueue(deps: QueueDeps): JobQueue {
     const fresh = recentProbe !== undefined && performance.now() - recentProbe.at < RECENT_PROBE_MS ? recentProbe : undefined;
     recentProbe = undefined;
     const seen = fresh ?? (await deps.observe(await deps.loadConfig()));
-    const resolved = await resolveQueued(seen, deps.jobs.queue());
+    const resolved = await resolveQueued(seen, deps.jobs.queue(), settle);
     const queue = deps.jobs.queue();
     const { placed, positions } = await deps.board.change((draft) => placeQueued(draft, { seen, queue, resolved, warmEndpoint: (cwd) => warmEndpointByTree.get(cwd) }));
     await Promise.all(placed.map(([q, placement]) => start(q, placement)));

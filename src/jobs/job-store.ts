@@ -3,20 +3,17 @@
  * atomically), the brief and the logs. The disk is the source of truth, so a
  * new server process sees the jobs of earlier ones.
  */
-import { mkdir, readdir, rename, writeFile, chmod, unlink } from 'node:fs/promises';
+import { mkdir, readdir, writeFile, chmod } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { LocalAgentsError, errorMessage, isErrno, isLocalAgentsError } from '../errors.js';
-import { readRegularFile } from '../coord/regular-file.js';
+import { join } from 'node:path';
+import { errorMessage, isErrno, isLocalAgentsError } from '../errors.js';
 import { pathError } from '../path-errors.js';
-import { ownedFileName, removeDeadOwnersFiles } from '../coord/owned-files.js';
+import { removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { privateDir } from '../coord/private-files.js';
 import { isAlive } from '../coord/process-identity.js';
-import { redactDeep } from '../secrets/redact.js';
-import { checkJobId } from './job-id.js';
-import { checkShape } from '../json-shape.js';
+import { checkJobId, isJobId } from './job-id.js';
 import { FINISHED, type JobRecord } from './job-record.js';
-import { JOB_RECORD_SHAPE } from './job-record-shape.js';
+import { readRecordFile, writeRecordFile } from './record-file.js';
 
 export interface JobPaths {
   readonly dir: string;
@@ -96,42 +93,14 @@ export function createJobStore(stateDir: string): JobStore {
   };
 
   const save = async (record: JobRecord): Promise<void> => {
-    const target = paths(record.id).record;
-    // Write then rename: a reader (another server, the dashboard) never sees half a record.
-    // Named after its owner: one left by a server SIGKILLed mid-write is swept once that server is known dead.
-    const temp = ownedFileName(target, 'tmp');
-    const write = async (): Promise<void> => {
-      await writeFile(temp, `${JSON.stringify(redactDeep(record), null, 2)}\n`, { mode: 0o600 });
-      await rename(temp, target);
-    };
-    try {
-      try {
-        await write();
-      } catch (err) {
-        if (!isErrno(err, 'ENOENT')) throw err;
-        // The folder was never made (the disk refused at create): make it now that a write may succeed.
-        await mkdir(paths(record.id).dir, { recursive: true, mode: 0o700 });
-        await write();
-      }
-      remember(record);
-    } catch (err) {
-      await unlink(temp).catch(() => undefined); // a half-written temp file (ENOSPC) is litter; the target is intact
-      throw new LocalAgentsError('state_unwritable', `could not write the job record ${target}: ${errorMessage(err)}`, {
-        hint: 'Free disk space or make the state directory writable (LOCALAGENTS_STATE_DIR / XDG_STATE_HOME); the job itself keeps running.',
-        cause: err,
-      });
-    }
+    await writeRecordFile(paths(record.id).record, record);
+    remember(record);
   };
 
+  /** A `running`/`queued` record whose server died is `interrupted`: said so on disk too, when the disk takes it. */
   const reconcile = async (record: JobRecord): Promise<JobRecord> => {
     if ((record.status !== 'running' && record.status !== 'queued') || isAlive({ pid: record.owner_pid, start: record.owner_start })) return record;
-    const interrupted: JobRecord = {
-      ...record,
-      status: 'interrupted',
-      finished_at: record.finished_at ?? new Date().toISOString(),
-      error: `the localagents server that ran this job (pid ${record.owner_pid}) ended while it was ${record.status}` +
-        (record.session_id ? '; it can be resumed' : ''),
-    };
+    const interrupted = interruptedRecord(record);
     try {
       await save(interrupted);
       await removeDeadOwnersFiles(paths(record.id).record, ['tmp']);
@@ -153,27 +122,7 @@ export function createJobStore(stateDir: string): JobStore {
   };
 
   /** The record as on disk: not cached, not reconciled. */
-  const read = async (id: string): Promise<JobRecord> => {
-    const file = paths(id).record;
-    let text: string;
-    try {
-      text = (await readRegularFile(file)).toString('utf8');
-    } catch (err) {
-      if (isErrno(err, 'ENOENT')) {
-        throw new LocalAgentsError('unknown_job', `no job ${id} in ${root}`, { details: { job_id: id } });
-      }
-      throw pathError(err) ?? err;
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (err) {
-      throw damagedRecordError(file, errorMessage(err));
-    }
-    const parsed = checkShape<JobRecord>(json, JOB_RECORD_SHAPE);
-    if (!parsed.ok) throw damagedRecordError(file, parsed.problem);
-    return parsed.value;
-  };
+  const read = (id: string): Promise<JobRecord> => readRecordFile(paths(id).record);
 
   const load = async (id: string): Promise<JobRecord> => {
     const cached = finished.get(id);
@@ -201,44 +150,51 @@ export function createJobStore(stateDir: string): JobStore {
       }
       return p;
     },
-    async ids() {
-      let names: string[];
-      try {
-        names = await readdir(root);
-      } catch (err) {
-        // No job yet, or a state directory that cannot hold jobs: those run unrecorded, and their records say why.
-        if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
-        throw pathError(err) ?? err;
-      }
-      return names.filter((n) => /^\d{8}-\d{6}-[0-9a-z]{12}$/.test(n)).sort();
-    },
-    async list(newest) {
-      const all = await this.ids();
-      const ids = newest === undefined ? all : all.slice(-newest);
-      const records: JobRecord[] = [];
-      const damaged: DamagedRecord[] = [];
-      await forEachLimited(ids, LIST_CONCURRENCY, async (id) => {
-        try {
-          records.push(await load(id));
-        } catch (err) {
-          // A folder without job.json is a job being created (or removed) right now: nothing to report yet.
-          if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
-          damaged.push(damagedRecord(id, paths(id).record, err));
-        }
-      });
-      records.sort((a, b) => a.id.localeCompare(b.id));
-      damaged.sort((a, b) => a.id.localeCompare(b.id));
-      return { records, damaged };
-    },
+    ids: () => jobIds(root),
+    list: async (newest) => listRecords(await jobIds(root), newest, load, (id) => paths(id).record),
   };
 }
 
-/** A record that is there but is not a job record: said as such, and left for the user to look at. */
-function damagedRecordError(file: string, problem: string): LocalAgentsError {
-  return new LocalAgentsError('bad_state', `job record ${file} is damaged: ${problem}`, {
-    hint: `localagents never rewrites a damaged record; look at it, then move its folder aside (mv '${dirname(file)}' /tmp/) to hide the job.`,
-    details: { path: file },
+/** Every job folder's name under `root`, oldest first. */
+async function jobIds(root: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch (err) {
+    // No job yet, or a state directory that cannot hold jobs: those run unrecorded, and their records say why.
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
+    throw pathError(err) ?? err;
+  }
+  return names.filter(isJobId).sort();
+}
+
+/** The records of `all` (the `newest` of them, if given), a few at a time; those that cannot be read are `damaged`. */
+async function listRecords(all: readonly string[], newest: number | undefined, load: (id: string) => Promise<JobRecord>, fileOf: (id: string) => string): Promise<JobListing> {
+  const ids = newest === undefined ? all : all.slice(-newest);
+  const records: JobRecord[] = [];
+  const damaged: DamagedRecord[] = [];
+  await forEachLimited(ids, LIST_CONCURRENCY, async (id) => {
+    try {
+      records.push(await load(id));
+    } catch (err) {
+      // A folder without job.json is a job being created (or removed) right now: nothing to report yet.
+      if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
+      damaged.push(damagedRecord(id, fileOf(id), err));
+    }
   });
+  records.sort((a, b) => a.id.localeCompare(b.id));
+  damaged.sort((a, b) => a.id.localeCompare(b.id));
+  return { records, damaged };
+}
+
+/** The record of a job whose server ended while it was queued or running. Pure. */
+export function interruptedRecord(record: JobRecord, now: Date = new Date()): JobRecord {
+  return {
+    ...record,
+    status: 'interrupted',
+    finished_at: record.finished_at ?? now.toISOString(),
+    error: `the localagents server that ran this job (pid ${record.owner_pid}) ended while it was ${record.status}` + (record.session_id ? '; it can be resumed' : ''),
+  };
 }
 
 /** A load failure as a listing shows it: the message without the file name in front (the listing names the file itself). */
