@@ -9,15 +9,6 @@ export interface SizeException {
   readonly reason: string;
 }
 
-const SPLITTING = 'split in progress (issue 22)';
-
 export const SIZE_EXCEPTIONS: readonly SizeException[] = [
   { file: 'jobs/job-record-shape.ts', reason: 'generated from the zod schema by `npm run gen:shapes`; read by no person' },
-  { file: 'jobs/job-manager.ts', reason: SPLITTING },
-  { file: 'jobs/job-manager.ts', function: 'createJobManager', reason: SPLITTING },
-  { file: 'jobs/job-store.ts', function: 'createJobStore', reason: SPLITTING },
-  { file: 'jobs/run-tracker.ts', function: 'createRunTracker', reason: SPLITTING },
-  { file: 'shim/forward.ts', reason: SPLITTING },
-  { file: 'shim/forward.ts', function: 'forwardRequest', reason: SPLITTING },
-  { file: 'shim/request-progress.ts', function: 'createRequestProgress', reason: SPLITTING },
 ];
