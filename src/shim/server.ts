@@ -8,13 +8,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../log.js';
-import { learnSecret } from '../secrets/redact.js';
 import { createProber } from '../backends/probe.js';
+import { learnSecret } from '../secrets/redact.js';
 import { forwardRequest } from './forward.js';
 import type { RouteState } from './exchange.js';
-import { createRouteOutage, lookFromProbe, type OutageFailover, type RouteOutage } from './outage-hold.js';
+import { routeOutage } from './route-outage.js';
 import { createPdfTextCache } from './pdf-text.js';
-import type { OpenRoute, RouteSpec, RouteUpstream, Shim } from './routes.js';
+import type { OpenRoute, RouteSpec, Shim } from './routes.js';
 import { createUpstreamPools } from './upstream.js';
 import { createPromptWatch } from './prompt-watch.js';
 
@@ -44,17 +44,6 @@ function notFound(res: ServerResponse, message = 'unknown or finished localagent
   res.end(body);
 }
 
-/**
- * A route moved by failover: its next requests, and the held ones, go to `to`. The token, the request
- * numbering and the outage wait stay; the last prompt size is another server's, so it is forgotten.
- */
-function moveRoute(route: RouteState, to: RouteUpstream): void {
-  learnSecret(to.endpoint.apiKey);
-  route.spec = { ...route.spec, ...to };
-  route.endpointUrl = new URL(to.endpoint.base_url);
-  route.lastPrompt = undefined;
-}
-
 export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
   /** Open requests per route: they count at the endpoint the route uses now, so a moved job's held requests move with it. */
@@ -62,27 +51,6 @@ export function createShimServer(log: Logger): ShimServer {
   const pools = createUpstreamPools();
   // Probes an endpoint while a job waits for it; its own keep-alive agent, apart from the forwarding pools.
   const prober = createProber();
-  /** `now`: the route as it is at each probe (failover may have moved it). */
-  const outageOf = (spec: RouteSpec, now: () => RouteState): RouteOutage | undefined => {
-    if (spec.outageWaitS === undefined || spec.outageWaitS <= 0) return undefined;
-    const look = async () => {
-      const current = now().spec;
-      const sameModel = current.sameModel ?? ((id: string) => id === current.servedModel);
-      const job = { id: current.servedModel, ...current.servedWeights };
-      return lookFromProbe(await prober.probeEndpoint(current.endpoint, current.probeTimeoutS ?? 2.5), job, sameModel);
-    };
-    const { failover } = spec;
-    const moves: OutageFailover | undefined = failover && {
-      afterS: failover.afterS,
-      async tryMove(since, saw) {
-        const choice = await failover.move({ from: now().spec.endpoint.name, since, saw });
-        if (choice.kind === 'stay') return choice;
-        moveRoute(now(), choice.upstream);
-        return { kind: 'moved', to: choice.upstream.endpoint.name, servedId: choice.upstream.servedModel };
-      },
-    };
-    return createRouteOutage(spec.endpoint.name, spec.outageWaitS, look, spec.onOutage ?? { onLive: () => undefined, onEnd: () => undefined }, moves);
-  };
   const shared = { pools, promptWatch: createPromptWatch(pools), pdfTexts: createPdfTextCache() };
   let server: Server | undefined;
   let listening: Promise<number> | undefined;
@@ -136,7 +104,7 @@ export function createShimServer(log: Logger): ShimServer {
       const port = await start();
       // 192 bits from the CSPRNG: the token is the only thing standing between a local process and the backend.
       const token = randomBytes(24).toString('base64url');
-      const route: RouteState = { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0, outage: outageOf(spec, () => route) };
+      const route: RouteState = { spec, endpointUrl: new URL(spec.endpoint.base_url), lastPrompt: undefined, messagesOpened: 0, outage: routeOutage(spec, () => route, prober) };
       const { outage } = route;
       routes.set(token, route);
       return {

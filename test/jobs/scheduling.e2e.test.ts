@@ -126,10 +126,10 @@ describe('scheduling', () => {
     expect(s.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1);
   }, 60_000);
 
-  it('fails queued jobs after the grace period when their model stops being served, naming model and host', async () => {
+  it('fails queued jobs after the grace period (queue_grace_s, with outage_wait_s 0) when their model stops being served, naming model and host', async () => {
     const s = await sim({ flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 1500 }] });
     const { app: a } = app(
-      `endpoints:\n  gpu:\n    base_url: ${s.url}\nmodels:\n  coder:\n    notes: the coder\n    host: gpu-box\ndefaults:\n  queue_grace_s: 1\n  probe_timeout_s: 0.5\n`,
+      `endpoints:\n  gpu:\n    base_url: ${s.url}\nmodels:\n  coder:\n    notes: the coder\n    host: gpu-box\ndefaults:\n  queue_grace_s: 1\n  outage_wait_s: 0\n  probe_timeout_s: 0.5\n`,
     );
     const running = await a.jobs.start({ task: 'first', model: 'coder' });
     const waiting = await a.jobs.start({ task: 'second', model: 'coder' });

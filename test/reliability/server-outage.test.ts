@@ -27,9 +27,10 @@ interface Bench {
 }
 
 /** `jobs` jobs that each run Bash once, then answer; started, and each past its first answer. */
-async function jobsMidWay(jobs: number, opts: { slots?: number; outageWaitS?: number; queued?: number; tool?: Turn } = {}): Promise<Bench> {
+async function jobsMidWay(jobs: number, opts: { slots?: number; outageWaitS?: number; queueGraceS?: number; queued?: number; tool?: Turn } = {}): Promise<Bench> {
   const sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, slots: opts.slots ?? jobs });
-  const defaults = opts.outageWaitS === undefined ? undefined : `  outage_wait_s: ${opts.outageWaitS}`;
+  const keys = [opts.outageWaitS === undefined ? '' : `  outage_wait_s: ${opts.outageWaitS}`, opts.queueGraceS === undefined ? '' : `  queue_grace_s: ${opts.queueGraceS}`].filter((k) => k !== '');
+  const defaults = keys.length === 0 ? undefined : keys.join('\n');
   // Claude Code's own retries capped at 2: an outage the shim did not hold would fail the job in seconds.
   const h = await startInProcess({ yaml: endpointYaml(sim.url, { retries: 2, defaults }) });
   const bench: Bench = {
@@ -73,8 +74,9 @@ async function waitAll(b: Bench, ids: readonly string[]): Promise<Array<Record<s
 }
 
 describe.concurrent('the model server changes under running jobs', () => {
-  it('gone for 5 s under 4 running jobs: all succeed, each record keeps the outage, and the queued fifth job keeps its place', async () => {
-    const b = await jobsMidWay(4, { queued: 1 });
+  it('gone for 5 s under 4 running jobs: all succeed, each record keeps the outage, and the queued fifth job keeps its place (past queue_grace_s)', async () => {
+    // queue_grace_s 1: a queued job waits for its model as long as the running ones wait for their server, not just the grace.
+    const b = await jobsMidWay(4, { queued: 1, queueGraceS: 1 });
     try {
       await downUnderRequests(b, 4);
       await sleep(1500);
