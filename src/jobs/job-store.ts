@@ -189,11 +189,18 @@ async function listRecords(all: readonly string[], newest: number | undefined, l
 
 /** The record of a job whose server ended while it was queued or running. Pure. */
 export function interruptedRecord(record: JobRecord, now: Date = new Date()): JobRecord {
+  const finishedAt = record.finished_at ?? now.toISOString();
+  // What was live ends with the owner: its open requests are gone, and an outage it waited out is kept as ended with the job.
+  const wait = record.outage_wait;
+  const outages = wait === undefined ? record.outages : [...(record.outages ?? []), { endpoint: wait.endpoint, started_at: wait.since, ended_at: finishedAt, saw: [wait.saw], outcome: 'job ended' as const }];
   return {
     ...record,
     status: 'interrupted',
-    finished_at: record.finished_at ?? now.toISOString(),
+    finished_at: finishedAt,
     error: `the localagents server that ran this job (pid ${record.owner_pid}) ended while it was ${record.status}` + (record.session_id ? '; it can be resumed' : ''),
+    in_flight: undefined,
+    outage_wait: undefined,
+    ...(outages === undefined ? {} : { outages }),
   };
 }
 

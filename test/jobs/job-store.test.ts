@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { newJobId } from '../../src/jobs/job-id.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { createJobStore } from '../../src/jobs/job-store.js';
+import { jobReport } from '../../src/cli/format-job.js';
+import { jobSummary } from '../../src/mcp/job-view.js';
 
 function record(id: string, status: JobRecord['status'], ownerPid = process.pid): JobRecord {
   return {
@@ -61,6 +63,22 @@ describe('job store', () => {
       { id: broken, file: paths.record, problem: expect.stringMatching(/^(Unexpected token|Expected)/) as unknown },
       { id: schemaBad, file: schemaPaths.record, problem: expect.stringMatching(/^status: Invalid option/) as unknown },
     ]);
+  });
+
+  it('a job whose server died while it waited out an outage no longer says it waits, and keeps that outage', async () => {
+    const store = createJobStore(mkdtempSync(join(tmpdir(), 'la-store-')));
+    const id = newJobId();
+    const since = new Date(Date.now() - 90_000).toISOString();
+    const inFlight = [{ request: 3, started_at: since, phase: 'waiting for a slot' as const, output_tokens: 0, output_tokens_exact: false, silent_s: 90, flags: [] }];
+    await store.create({ ...record(id, 'running', 4_194_305), session_id: 's-1', outage_wait: { endpoint: 'gpu', since, saw: 'is loading its model', wait_s: 600 }, in_flight: inFlight } as JobRecord, 'task');
+    const loaded = await store.load(id);
+    expect(loaded.status).toBe('interrupted');
+    for (const text of [jobSummary(loaded), jobReport(loaded)]) {
+      expect(text).not.toContain('waiting for the model server');
+      expect(text).toContain('gpu');
+    }
+    expect(loaded.in_flight).toBeUndefined();
+    expect(loaded.outages).toEqual([{ endpoint: 'gpu', started_at: since, ended_at: loaded.finished_at, saw: ['is loading its model'], outcome: 'job ended' }]);
   });
 
   it('a record whose folder could not be made (full disk at create) is saved, folder and all, once the disk takes it', async () => {
