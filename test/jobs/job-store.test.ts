@@ -70,7 +70,7 @@ describe('job store', () => {
     const id = newJobId();
     const since = new Date(Date.now() - 90_000).toISOString();
     const inFlight = [{ request: 3, started_at: since, phase: 'waiting for a slot' as const, output_tokens: 0, output_tokens_exact: false, silent_s: 90, flags: [] }];
-    await store.create({ ...record(id, 'running', 4_194_305), session_id: 's-1', outage_wait: { endpoint: 'gpu', since, saw: 'is loading its model', wait_s: 600 }, in_flight: inFlight } as JobRecord, 'task');
+    await store.create({ ...record(id, 'running', 4_194_305), session_id: 's-1', outage_wait: { endpoint: 'gpu', since, saw: 'is loading its model', wait_s: 600 }, in_flight: inFlight }, 'task');
     const loaded = await store.load(id);
     expect(loaded.status).toBe('interrupted');
     for (const text of [jobSummary(loaded), jobReport(loaded)]) {

@@ -48,7 +48,7 @@ function violationsIn(file: string, text: string): Violation[] {
     const toLayer = layerOf(to);
     if (toLayer < 0) return [{ file: name, specifier, rule: `unit "${to}" is not in test/structure/layers.ts` }];
     if (toLayer > fromLayer) return [];
-    const rule = toLayer === fromLayer ? `${from} and ${to} are siblings in one layer` : `${from} sits above ${to}`;
+    const rule = toLayer === fromLayer ? `${from} and ${to} are siblings in one layer` : `${from} sits below ${to}`;
     return [{ file: name, specifier, rule: `${rule}: ${from} must not import ${to}` }];
   });
 }
@@ -63,7 +63,7 @@ describe('layering of src/', () => {
   it('names the file, the import and the rule for an upward import', () => {
     const file = join(SRC, 'config', 'example.ts');
     expect(violationsIn(file, "import type { JobRecord } from '../jobs/job-record.js';\n")).toEqual([
-      { file: join('config', 'example.ts'), specifier: '../jobs/job-record.js', rule: 'config sits above jobs: config must not import jobs' },
+      { file: join('config', 'example.ts'), specifier: '../jobs/job-record.js', rule: 'config sits below jobs: config must not import jobs' },
     ]);
   });
 });
