@@ -14,9 +14,10 @@
  *     Code's proxy, which with `strictAllowlist` refuses every host not listed.
  *     Claude Code's own process is not sandboxed and still reaches the shim.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { usageIndexDir } from '../caller-log.js';
 import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
 import { gitWrites, inside } from './git-writes.js';
@@ -56,7 +57,11 @@ export interface PreparedSandbox {
  * (other jobs' records, transcripts and request logs, the HTTP front doors' token files).
  */
 async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
-  const state = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').map((name) => join(input.stateDir, name));
+  // The usage index's folder appears with the first job's caller-bytes note: made up front, so the list (and with
+  // it the session's environment block, which names it) is the same for every job and the prompt cache holds.
+  await mkdir(usageIndexDir(join(input.stateDir, 'jobs')), { recursive: true, mode: 0o700 }).catch(() => undefined);
+  const names = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').sort();
+  const state = names.map((name) => join(input.stateDir, name));
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
   const claude = claudeDir === undefined ? [] : [join(claudeDir, '.credentials.json'), join(claudeDir, '.claude.json')];
   return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, ...state])];
