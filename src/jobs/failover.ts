@@ -16,13 +16,14 @@ import { durationWords } from '../shim/outage-hold.js';
 import type { MoveChoice, MoveRequest, RouteFailover } from '../shim/routes.js';
 import { chooseMove, type MoveDecision } from './failover-choice.js';
 import type { JobRecord, MoveRecord } from './job-record.js';
+import { loadOf, type Observation } from './observation.js';
 import type { JobSettings } from './run-request.js';
 import { sameModelRule } from './same-model.js';
 
 /** What a move needs from the job manager: the config, probes with our requests in flight, the board. */
 export interface FailoverDeps {
   readonly loadConfig: () => Promise<Config>;
-  readonly observe: (config: Config) => Promise<{ readonly probes: readonly EndpointProbe[]; readonly ourInFlight: ReadonlyMap<string, number> }>;
+  readonly observe: (config: Config) => Promise<Observation>;
   readonly board: SlotBoard;
 }
 
@@ -96,7 +97,7 @@ export function routeFailover(job: MovableJob, deps: FailoverDeps, notes: MoveNo
         servedModel,
         sameModel,
         toldWindow: told(),
-        loadOf: (endpoint) => ({ ...draft.leasesOn(endpoint), ourInFlight: seen.ourInFlight.get(endpoint) ?? 0 }),
+        loadOf: loadOf(seen, draft),
         mayTake: (endpoint) => draft.aheadOf(id, endpoint) === undefined,
         othersNow: othersNow(seen.probes, from),
       });
