@@ -32,11 +32,11 @@ const entryShape: Shape = {
   required: ['t', 'tool', 'args_bytes', 'result_bytes'],
 };
 
-/** The folder of the usage index, beside the jobs folder: `<state>/usage-index`. */
-export const usageIndexDir = (jobsRoot: string): string => join(dirname(jobsRoot), 'usage-index');
+/** The folder of the usage index in the state directory: `<state>/usage-index`, beside `<state>/jobs`. */
+export const usageIndexDir = (stateDir: string): string => join(stateDir, 'usage-index');
 
 /** The append-only list of jobs whose caller.jsonl grew: one job id a line. */
-export const callerLedgerFile = (jobsRoot: string): string => join(usageIndexDir(jobsRoot), 'caller-ledger.log');
+export const callerLedgerFile = (jobsRoot: string): string => join(usageIndexDir(dirname(jobsRoot)), 'caller-ledger.log');
 
 async function noteInLedger(ledger: string, id: string): Promise<void> {
   try {

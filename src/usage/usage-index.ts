@@ -15,7 +15,7 @@
  * best effort: a read-only state directory only makes reports slower.
  */
 import { open, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
 import { isJobId } from '../coord/job-id-shape.js';
 import { callerLedgerFile, usageIndexDir } from '../jobs/caller-log.js';
@@ -169,7 +169,7 @@ async function notedSince(ledger: string, from: number, size: number): Promise<S
  * (what a month file is saved with is then true as of that size).
  */
 export async function openUsageIndex(jobsRoot: string): Promise<UsageIndex> {
-  const dir = usageIndexDir(jobsRoot);
+  const dir = usageIndexDir(dirname(jobsRoot));
   const ledger = callerLedgerFile(jobsRoot);
   const ledgerSize = await stat(ledger).then((s) => s.size, () => 0);
   return {

@@ -14,9 +14,10 @@
  *     Code's proxy, which with `strictAllowlist` refuses every host not listed.
  *     Claude Code's own process is not sandboxed and still reaches the shim.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { privateDir } from '../../coord/private-files.js';
 import { usageIndexDir } from '../caller-log.js';
 import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
@@ -59,7 +60,7 @@ export interface PreparedSandbox {
 async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
   // The usage index's folder appears with the first job's caller-bytes note: made up front, so the list (and with
   // it the session's environment block, which names it) is the same for every job and the prompt cache holds.
-  await mkdir(usageIndexDir(join(input.stateDir, 'jobs')), { recursive: true, mode: 0o700 }).catch(() => undefined);
+  await privateDir(usageIndexDir(input.stateDir)).catch(() => undefined);
   const names = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').sort();
   const state = names.map((name) => join(input.stateDir, name));
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
