@@ -1,42 +1,25 @@
-// Part of `npm run build`: dist/fast/, the read commands' code as one bundle of this package's own modules, so
-// `statusline`, `jobs`, `show` and `usage` load a handful of files instead of some sixty (Node 20 has no compile
-// cache; its loader costs per module file: BENCHMARKS.md, part 9). main.ts runs those four from it. The entry is
-// src/cli/run.ts, the same code dist/cli/run.js is built from; the other commands and the server, which
-// src/cli/program.ts loads on demand, stay imports of dist/'s modules, and npm dependencies stay imports too.
-// Split at each dynamic import kept, so what a command loads only when it must (models.yaml's loader) stays apart.
+// Part of `npm run build`: dist/fast/read-commands.cjs, the read commands' door (src/cli/read-command-line.ts) and
+// this package's modules it imports as one CommonJS file, which main.ts loads for `statusline`, `jobs`, `show` and
+// `usage`: Node 20 loads one CommonJS file much faster than the same code as some sixty ES modules (it has no
+// compile cache; BENCHMARKS.md, part 9). npm dependencies stay require()s, and what a command loads only when it
+// must (models.yaml's loader, with zod and yaml) stays behind esbuild's lazy module init, so it costs only when used.
 import { rmSync } from 'node:fs';
-import { relative } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = fileURLToPath(new URL('../dist/fast/', import.meta.url));
-const program = fileURLToPath(new URL('../src/cli/program.ts', import.meta.url));
-/** The command modules program.ts loads that are bundled: the read commands'. */
-const BUNDLED_COMMANDS = new Set(['./commands/jobs.js', './commands/usage.js', './commands/statusline.js']);
-
-const otherCommandsFromDist = {
-  name: 'other-commands-from-dist',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind !== 'dynamic-import' || args.importer !== program || BUNDLED_COMMANDS.has(args.path)) return undefined;
-      // dist/cli/<path> as seen from dist/fast/.
-      return { path: `./${relative(outdir, fileURLToPath(new URL(args.path, new URL('../dist/cli/', import.meta.url))))}`, external: true };
-    });
-  },
-};
 
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { run: fileURLToPath(new URL('../src/cli/run.ts', import.meta.url)) },
+  entryPoints: { 'read-commands': fileURLToPath(new URL('../src/cli/read-command-line.ts', import.meta.url)) },
   absWorkingDir: root,
   bundle: true,
-  splitting: true,
   packages: 'external',
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
   target: 'node20.19',
   outdir,
-  plugins: [otherCommandsFromDist],
   logLevel: 'warning',
 });

@@ -4,41 +4,48 @@
  * cwd) and decides exit codes. Everything else takes what it needs as input.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { isatty } from 'node:tty';
 import type { CliContext } from './cli/context.js';
-import { createLogger } from './log.js';
+import { readInvocation } from './cli/read-invocation.js';
+import type { Logger } from './log.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
 }
 
+type ReadCommandLine = typeof import('./cli/read-command-line.js');
+
 /**
- * The read commands a status line or a person runs all day: loaded from one bundle (dist/fast/, made by
- * `npm run build`) instead of some sixty modules, when named first or right after --config (BENCHMARKS.md, part 9).
+ * The read commands a status line or a person runs all day (`statusline`, `jobs`, `show`, `usage`) come from
+ * one CommonJS bundle `npm run build` makes (dist/fast/), which Node loads faster than some sixty ES modules
+ * (BENCHMARKS.md, part 9). Not a literal, so the plugin's one-file bundle (scripts/bundle.mjs) leaves it alone.
  */
-const BUNDLED = new Set(['statusline', 'jobs', 'show', 'usage']);
-/** Not a literal, so the plugin bundle (scripts/bundle.mjs), which has no dist/fast beside it, leaves it alone. */
-const BUNDLE = './fast/run.js';
+const READ_COMMANDS_BUNDLE = './fast/read-commands.cjs';
 
-type CommandLine = typeof import('./cli/run.js');
-
-async function commandLine(args: readonly string[]): Promise<CommandLine> {
-  const command = args[0] === '--config' ? args[2] : args[0];
-  if (command !== undefined && BUNDLED.has(command)) {
-    try {
-      return (await import(BUNDLE)) as CommandLine;
-    } catch (err) {
-      // Run from src/ (tsx) or from the plugin's one file: the same code, from its modules.
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    }
+async function readCommandLine(): Promise<ReadCommandLine> {
+  try {
+    return createRequire(import.meta.url)(READ_COMMANDS_BUNDLE) as ReadCommandLine;
+  } catch (err) {
+    // Run from src/ (tsx) or from the plugin's one file: the same code, from its modules.
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    return import('./cli/read-command-line.js');
   }
-  return import('./cli/run.js');
 }
 
 async function main(): Promise<number> {
-  const ctx: CliContext = { version: packageVersion(), cwd: process.cwd(), env: process.env, log: createLogger(), stdinIsTty: process.stdin.isTTY === true, exitCode: 0 };
   const args = process.argv.slice(2);
-  return (await commandLine(args)).runCommandLine(ctx, args);
+  // isatty, not process.stdin.isTTY: making the stdin stream costs the status line more than its own work.
+  const context = (log: Logger): CliContext => ({ version: packageVersion(), cwd: process.cwd(), env: process.env, log, stdinIsTty: isatty(0), exitCode: 0 });
+  // Each side's own logger: it redacts the secrets that side's modules learn (src/secrets/redact.ts).
+  if (readInvocation(args) !== undefined) {
+    const read = await readCommandLine();
+    const code = await read.runReadCommand(context(read.createLogger()), args);
+    if (code !== undefined) return code;
+  }
+  const commandLine = await import('./cli/run.js');
+  return commandLine.runCommandLine(context(commandLine.createLogger()), args);
 }
 
 process.exitCode = await main();

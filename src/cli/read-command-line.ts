@@ -1,0 +1,73 @@
+/**
+ * The read commands' own door (BENCHMARKS.md, part 9): `[--config FILE] jobs|show|usage|statusline …`
+ * parsed with Node's parseArgs from the commands' descriptions (src/cli/read-command.ts), so
+ * a status line that runs every few hundred milliseconds never loads commander or the app.
+ * npm run build bundles this module and what it imports into dist/fast/read-commands.cjs.
+ * Anything else (--help, other root options, other commands) is commander's: src/cli/run.ts.
+ */
+import { parseArgs } from 'node:util';
+import { BadArgumentError } from '../errors.js';
+import { JOBS_COMMAND, SHOW_COMMAND } from './commands/jobs.js';
+import { STATUSLINE_COMMAND } from './commands/statusline.js';
+import { USAGE_COMMAND } from './commands/usage.js';
+import type { CliContext } from './context.js';
+import { exitCodeFor } from './exit-code.js';
+import { optionName, type ReadCommand, type ReadOptionValues } from './read-command.js';
+import { readInvocation, type ReadCommandName } from './read-invocation.js';
+
+export { createLogger } from '../log.js';
+
+const READ_COMMANDS: Readonly<Record<ReadCommandName, ReadCommand>> = { jobs: JOBS_COMMAND, show: SHOW_COMMAND, usage: USAGE_COMMAND, statusline: STATUSLINE_COMMAND };
+
+/** What commander would say for the same mistake (src/cli/program.ts words its errors the same way). */
+function usageError(command: ReadCommand, message: string): BadArgumentError {
+  return new BadArgumentError('usage', message, { hint: `localagents ${command.name} --help shows the options and examples.` });
+}
+
+function parseRest(command: ReadCommand, rest: readonly string[]): { argument: string | undefined; options: ReadOptionValues } {
+  const described = new Map(command.options.map((o) => [optionName(o).name, o]));
+  const { tokens } = parseArgs({
+    args: [...rest],
+    options: Object.fromEntries(command.options.map((o) => [optionName(o).name, { type: optionName(o).value === undefined ? ('boolean' as const) : ('string' as const) }])),
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const options: Record<string, string | true | undefined> = Object.fromEntries(command.options.filter((o) => o.default !== undefined).map((o) => [optionName(o).name, o.default]));
+  const operands: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') operands.push(token.value);
+    if (token.kind !== 'option') continue;
+    const option = described.get(token.name);
+    if (option === undefined || !token.rawName.startsWith('--')) throw usageError(command, `unknown option '${token.rawName}'`);
+    const takes = optionName(option).value !== undefined;
+    if (!takes) {
+      if (token.value !== undefined) throw usageError(command, `option '${option.flags}' does not take a value`);
+      options[token.name] = true;
+      continue;
+    }
+    if (token.value === undefined) throw usageError(command, `option '${option.flags}' argument missing`);
+    if (option.choices !== undefined && !option.choices.includes(token.value)) {
+      throw usageError(command, `option '${option.flags}' argument '${token.value}' is invalid. Allowed choices are ${option.choices.join(', ')}.`);
+    }
+    options[token.name] = token.value;
+  }
+  const wanted = command.argument === undefined ? 0 : 1;
+  if (operands.length < wanted) throw usageError(command, `missing required argument '${command.argument?.name ?? ''}'`);
+  if (operands.length > wanted) throw usageError(command, `too many arguments for '${command.name}'. Expected ${wanted} argument${wanted === 1 ? '' : 's'} but got ${operands.length}.`);
+  return { argument: operands[0], options };
+}
+
+/** Runs a read command and returns its exit code, or undefined when `args` is not one (then commander reads them). */
+export async function runReadCommand(ctx: CliContext, args: readonly string[]): Promise<number | undefined> {
+  const invocation = readInvocation(args);
+  if (invocation === undefined) return undefined;
+  const command = READ_COMMANDS[invocation.name];
+  try {
+    const { argument, options } = parseRest(command, invocation.rest);
+    await command.run(ctx, invocation.configPath, argument, options);
+    return ctx.exitCode;
+  } catch (thrown) {
+    return exitCodeFor(ctx, thrown);
+  }
+}
