@@ -1,5 +1,5 @@
 /**
- * The built localagents server (dist/main.js) as Claude Code runs it: a child
+ * The built localagents server (dist/main.cjs) as Claude Code runs it: a child
  * process spoken to by the official MCP Client over stdio, with a throwaway
  * repository, models.yaml, state dir and Claude Code config dir. Reuses the
  * e2e harness's directories and environment.
@@ -20,7 +20,7 @@ export function requireBuild(): void {
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first (npm run bench does)`);
 }
 
-/** Starts dist/main.js; `nodeFlags` go before the script (e.g. --cpu-prof). */
+/** Starts dist/main.cjs; `nodeFlags` go before the script (e.g. --cpu-prof). */
 export async function startServer(dirs: E2EDirs, nodeFlags: readonly string[] = []): Promise<BenchServer> {
   requireBuild();
   const transport = new StdioClientTransport({

@@ -17,7 +17,7 @@ import type { Table, Target } from '../lib/report.js';
 import { formatSpread, median, rotate, spread } from '../lib/stats.js';
 import { finishedRecord } from './job-records.js';
 
-const BIN = resolve(import.meta.dirname, '..', '..', 'dist', 'main.js');
+const BIN = resolve(import.meta.dirname, '..', '..', 'dist', 'main.cjs');
 const JOBS = 10_000;
 const DAY_MS = 86_400_000;
 const TICK_MS = 10; // USER_HZ on Linux

@@ -160,7 +160,7 @@ export async function measureScale(scale: number): Promise<{ tables: Table[]; ta
       },
     ],
     targets: [
-      { what: 'server peak RSS (VmHWM of dist/main.js) during 16 jobs', measured: formatSpread(rss, 0, ' MB'), target: '≤ 200 MB', met: rss.max <= 200 },
+      { what: 'server peak RSS (VmHWM of dist/main.cjs) during 16 jobs', measured: formatSpread(rss, 0, ' MB'), target: '≤ 200 MB', met: rss.max <= 200 },
       { what: 'throughput, queue vs all at once (wall all-at-once / wall queue; > 1: the queue is faster)', measured: formatSpread(speedup, 2), target: 'report', met: undefined },
     ],
     notes: ['Claude Code processes are children of the server; their RSS is sampled every 50 ms from /proc (VmRSS), apart from the server\'s own VmHWM.'],

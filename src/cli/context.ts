@@ -6,8 +6,8 @@ export interface CliContext {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: Logger;
-  /** stdin is a terminal: a person typed the command (Claude Code starts the server with pipes). */
-  readonly stdinIsTty: boolean;
+  /** stdin is a terminal: a person typed the command (Claude Code starts the server with pipes). Asked only when needed. */
+  readonly stdinIsTty: () => boolean;
   /** Set by an action to the process exit code. */
   exitCode: number;
 }

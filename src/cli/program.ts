@@ -51,7 +51,7 @@ type Register = (program: Command, ctx: CliContext) => void;
 /** A read command's description as a commander command: for --help, and for a command line its own door leaves here. */
 function readCommand(spec: ReadCommand): Register {
   return (program, ctx) => {
-    const command = program.command(spec.name).description(spec.description).addHelpText('after', spec.helpAfter);
+    const command = program.command(spec.name).description(spec.description).addHelpText('after', spec.helpAfter).allowExcessArguments(false);
     if (spec.argument !== undefined) command.argument(`<${spec.argument.name}>`, spec.argument.description);
     for (const o of spec.options) {
       const option = new Option(o.flags, o.description);
@@ -145,7 +145,7 @@ Examples:
         });
       }
       // A person typed `localagents` at a terminal: say what this is instead of waiting silently for MCP messages.
-      if (ctx.stdinIsTty && opts.transport === 'stdio') {
+      if (ctx.stdinIsTty() && opts.transport === 'stdio') {
         print(intro());
         return;
       }

@@ -13,9 +13,32 @@ import { USAGE_COMMAND } from './commands/usage.js';
 import type { CliContext } from './context.js';
 import { exitCodeFor } from './exit-code.js';
 import { optionName, type ReadCommand, type ReadOptionValues } from './read-command.js';
-import { readInvocation, type ReadCommandName } from './read-invocation.js';
 
 export { createLogger } from '../log.js';
+
+/** `[--config FILE | --config=FILE] NAME …` without --help: the command lines this door reads. */
+const READ_COMMAND_NAMES = ['jobs', 'show', 'usage', 'statusline'] as const;
+type ReadCommandName = (typeof READ_COMMAND_NAMES)[number];
+
+interface ReadInvocation {
+  readonly name: ReadCommandName;
+  readonly configPath: string | undefined;
+  /** The arguments after the command's name. */
+  readonly rest: readonly string[];
+}
+
+const isReadCommandName = (name: string | undefined): name is ReadCommandName => (READ_COMMAND_NAMES as readonly (string | undefined)[]).includes(name);
+
+export function readInvocation(args: readonly string[]): ReadInvocation | undefined {
+  let configPath: string | undefined;
+  let at = 0;
+  if (args[0] === '--config' && args.length > 2) [configPath, at] = [args[1], 2];
+  else if (args[0]?.startsWith('--config=') === true) [configPath, at] = [args[0].slice('--config='.length), 1];
+  const name = args[at];
+  const rest = args.slice(at + 1);
+  if (!isReadCommandName(name) || rest.some((a) => a === '--help' || a === '-h')) return undefined;
+  return { name, configPath, rest };
+}
 
 const READ_COMMANDS: Readonly<Record<ReadCommandName, ReadCommand>> = { jobs: JOBS_COMMAND, show: SHOW_COMMAND, usage: USAGE_COMMAND, statusline: STATUSLINE_COMMAND };
 
@@ -42,7 +65,7 @@ function parseRest(command: ReadCommand, rest: readonly string[]): { argument: s
     if (option === undefined || !token.rawName.startsWith('--')) throw usageError(command, `unknown option '${token.rawName}'`);
     const takes = optionName(option).value !== undefined;
     if (!takes) {
-      if (token.value !== undefined) throw usageError(command, `option '${option.flags}' does not take a value`);
+      if (token.value !== undefined) throw usageError(command, `unknown option '${token.rawName}=${token.value}'`);
       options[token.name] = true;
       continue;
     }

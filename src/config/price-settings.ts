@@ -3,14 +3,14 @@
  * defaults.compare_with), for `localagents statusline` (run every few hundred ms)
  * and `usage`. Loading models.yaml takes the YAML parser and the zod schemas,
  * several times a bare Node start (BENCHMARKS.md, part 9), so the settings last
- * loaded are kept in <state dir>/price-settings/<which files>.json (one per pair of
- * files, so commands run with different configs do not evict each other) under the signature of the
- * files they came from (path, inode, size, mtime and ctime of models.yaml and
- * models.local.yaml) and used only while both files still have that signature.
- * Any process may replace it (atomically, 0600); one that is damaged, foreign or
- * stale is ignored and replaced by the next full load.
+ * loaded are kept in <state dir>/price-settings/settings.json, one entry per pair of files
+ * (the {@link MAX_ENTRIES} used last, so commands run with different configs do not
+ * evict each other), under the signature of the files they came from (path, inode,
+ * size, mtime and ctime of models.yaml and models.local.yaml) and used only while
+ * both files still have that signature. Any process may replace it (atomically,
+ * 0600); an entry that is damaged, foreign or stale is ignored and replaced by the
+ * next full load.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -31,10 +31,13 @@ export const priceSettingsOf = (load: () => Promise<{ readonly defaults: PriceSe
   load().then((c) => c.defaults, () => NO_PRICE_SETTINGS);
 
 const CACHE_DIR = 'price-settings';
-/** Far beyond any price table a person writes. */
-const MAX_CACHE_BYTES = 256 * 1024;
+/** Far beyond any price tables a person writes. */
+const MAX_CACHE_BYTES = 1024 * 1024;
+const MAX_ENTRIES = 16;
 
 interface Cached {
+  /** Which files: models.yaml's path (or -) and its sidecar's. */
+  readonly files: string;
   readonly signature: string;
   readonly prices: PriceSettings['prices'];
   readonly compare_with?: string;
@@ -44,6 +47,7 @@ const price: Shape = { type: 'number', minimum: 0 };
 const cachedShape: Shape = {
   type: 'object',
   properties: {
+    files: { type: 'string' },
     signature: { type: 'string' },
     prices: {
       type: 'object',
@@ -55,17 +59,22 @@ const cachedShape: Shape = {
     },
     compare_with: { type: 'string' },
   },
-  required: ['signature', 'prices'],
+  required: ['files', 'signature', 'prices'],
 };
 
-async function readCache(file: string): Promise<Cached | undefined> {
+/** The entries of the cache that are whole; a damaged one is dropped, the others kept. */
+async function readCache(file: string): Promise<Cached[]> {
   try {
     const text = await readFile(file, 'utf8');
-    if (text.length > MAX_CACHE_BYTES) return undefined;
-    const checked = checkShape<Cached>(JSON.parse(text), cachedShape);
-    return checked.ok ? checked.value : undefined;
+    if (text.length > MAX_CACHE_BYTES) return [];
+    const json: unknown = JSON.parse(text);
+    if (!Array.isArray(json)) return [];
+    return json.flatMap((entry) => {
+      const checked = checkShape<Cached>(entry, cachedShape);
+      return checked.ok ? [checked.value] : [];
+    });
   } catch {
-    return undefined;
+    return [];
   }
 }
 
@@ -73,17 +82,19 @@ async function readCache(file: string): Promise<Cached | undefined> {
 export async function loadPriceSettings(opts: LoadConfigOptions, stateDir: string): Promise<PriceSettings> {
   const location = await locateConfig({ ...opts, homeDir: opts.homeDir ?? homedir() });
   const signature = `${await fileSignature(location.path)}|${await fileSignature(location.sidecarPath)}`;
-  const which = createHash('sha256').update(`${location.path ?? '-'}\0${location.sidecarPath}`).digest('hex').slice(0, 24);
+  const files = `${location.path ?? '-'}|${location.sidecarPath}`;
   const dir = join(stateDir, CACHE_DIR);
-  const file = join(dir, `${which}.json`);
-  const cached = await readCache(file);
+  const file = join(dir, 'settings.json');
+  const entries = await readCache(file);
+  const cached = entries.find((e) => e.files === files);
   if (cached?.signature === signature) return { prices: cached.prices, compare_with: cached.compare_with };
   const { loadConfig } = await import('./load.js');
   const { defaults } = await loadConfig(opts);
-  const settings: Cached = { signature, prices: defaults.prices, ...(defaults.compare_with === undefined ? {} : { compare_with: defaults.compare_with }) };
+  const settings: Cached = { files, signature, prices: defaults.prices, ...(defaults.compare_with === undefined ? {} : { compare_with: defaults.compare_with }) };
+  const kept = [settings, ...entries.filter((e) => e.files !== files)].slice(0, MAX_ENTRIES);
   // Only a cache: a state directory that cannot take it costs the next run a full load, nothing else.
   await privateDir(dir)
-    .then(() => writePrivateFile(file, `${JSON.stringify(settings)}\n`))
+    .then(() => writePrivateFile(file, `${JSON.stringify(kept)}\n`))
     .catch(() => undefined);
   return { prices: defaults.prices, compare_with: defaults.compare_with };
 }

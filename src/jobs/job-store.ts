@@ -3,15 +3,15 @@
  * atomically), the brief and the logs. The disk is the source of truth, so a
  * new server process sees the jobs of earlier ones.
  */
-import { mkdir, readdir, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { errorMessage, isErrno, isLocalAgentsError } from '../errors.js';
-import { pathError } from '../path-errors.js';
+import { errorMessage, isLocalAgentsError } from '../errors.js';
 import { removeDeadOwnersFiles } from '../coord/owned-files.js';
 import { privateDir } from '../coord/private-files.js';
 import { isAlive } from '../coord/process-identity.js';
-import { checkJobId, isJobId } from './job-id.js';
+import { checkJobId } from './job-id.js';
+import { listJobIds } from './job-id-listing.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { readRecordFile, writeRecordFile } from './record-file.js';
 
@@ -150,22 +150,9 @@ export function createJobStore(stateDir: string): JobStore {
       }
       return p;
     },
-    ids: () => jobIds(root),
-    list: async (newest) => listRecords(await jobIds(root), newest, load, (id) => paths(id).record),
+    ids: () => listJobIds(stateDir, root),
+    list: async (newest) => listRecords(await listJobIds(stateDir, root), newest, load, (id) => paths(id).record),
   };
-}
-
-/** Every job folder's name under `root`, oldest first. */
-async function jobIds(root: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch (err) {
-    // No job yet, or a state directory that cannot hold jobs: those run unrecorded, and their records say why.
-    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
-    throw pathError(err) ?? err;
-  }
-  return names.filter(isJobId).sort();
 }
 
 /** The records of `all` (the `newest` of them, if given), a few at a time; those that cannot be read are `damaged`. */

@@ -9,6 +9,7 @@ import type { Defaults } from '../config/schema.js';
 import { createSlotBoard } from '../coord/slot-board.js';
 import { isLocalAgentsError } from '../errors.js';
 import { jobIdStamp } from '../jobs/job-id.js';
+import { idsBetween } from '../jobs/job-id-listing.js';
 import { FINISHED } from '../jobs/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
 import { comparison, type Comparison } from './estimate.js';
@@ -48,10 +49,10 @@ export interface UsageReport {
  * Ids sort by their UTC creation time: those a day or more outside the window are skipped unread,
  * by comparing strings (the status line runs this over a year of ids every refresh).
  */
-function idsMaybeIn(ids: readonly string[], window: UsageWindow): string[] {
+function idsMaybeIn(ids: readonly string[], window: UsageWindow): readonly string[] {
   const from = window.since === undefined ? undefined : jobIdStamp(new Date(window.since.getTime() - DAY_MS));
   const to = window.until === undefined ? undefined : jobIdStamp(new Date(window.until.getTime() + DAY_MS + 1000));
-  return ids.filter((id) => (from === undefined || id >= from) && (to === undefined || id < to));
+  return idsBetween(ids, from, to);
 }
 
 function inWindow(createdAt: string, window: UsageWindow): boolean {
@@ -84,7 +85,6 @@ export async function forEachJobUsage(
   const index = await openUsageIndex(store.root);
   const live = new Set((await createSlotBoard(dirname(store.root)).read()).tickets.map((t) => t.job));
   const all = await store.ids();
-  const existing = new Set(all);
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
   const deliver = (job: JobUsage): void => {
@@ -114,7 +114,8 @@ export async function forEachJobUsage(
       }
       deliver(job);
     });
-    await month.save(existing);
+    // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
+    await month.save(new Set(idsBetween(all, key.replace('-', ''), `${key.replace('-', '')}~`)));
   }
   damaged.sort((a, b) => a.id.localeCompare(b.id));
   unreadable.sort((a, b) => a.id.localeCompare(b.id));

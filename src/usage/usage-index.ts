@@ -132,10 +132,12 @@ async function readBounded(path: string, from: number, max: number): Promise<str
 
 interface MonthFile {
   readonly ledger: number;
-  readonly jobs: Map<string, JobUsage>;
+  readonly strings: readonly string[];
+  /** Each job's row, decoded only when asked for: a status line wants today's few of a month's hundreds. */
+  readonly rows: Map<string, unknown>;
 }
 
-/** A month file's jobs, or undefined for one that is missing or damaged (then rebuilt). */
+/** A month file's rows by job id, or undefined for one that is missing or damaged (then rebuilt). */
 function parseMonth(text: string | undefined): MonthFile | undefined {
   if (text === undefined) return undefined;
   let json: unknown;
@@ -147,13 +149,13 @@ function parseMonth(text: string | undefined): MonthFile | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const { v, ledger, strings, jobs } = json as { v?: unknown; ledger?: unknown; strings?: unknown; jobs?: unknown };
   if (v !== VERSION || !isCount(ledger) || !Array.isArray(strings) || !strings.every((s) => typeof s === 'string') || !Array.isArray(jobs)) return undefined;
-  const map = new Map<string, JobUsage>();
+  const rows = new Map<string, unknown>();
   for (const row of jobs) {
-    const job = decode(row, strings);
-    if (job === undefined) return undefined;
-    map.set(job.id, job);
+    const id: unknown = Array.isArray(row) ? row[0] : undefined;
+    if (typeof id !== 'string' || !isJobId(id)) return undefined;
+    rows.set(id, row);
   }
-  return { ledger, jobs: map };
+  return { ledger, strings, rows };
 }
 
 /** The job ids noted in the ledger from `from` on (a line cut short by a writer still at it is no id). */
@@ -178,26 +180,42 @@ export async function openUsageIndex(jobsRoot: string): Promise<UsageIndex> {
       const found = parseMonth(await readBounded(file, 0, MAX_MONTH_BYTES));
       // A ledger shorter than the file says was replaced: nothing it said can be trusted.
       const noted = found === undefined || found.ledger > ledgerSize ? undefined : await notedSince(ledger, found.ledger, ledgerSize);
-      const jobs = noted === undefined ? new Map<string, JobUsage>() : (found?.jobs ?? new Map<string, JobUsage>());
+      const rows = noted === undefined ? new Map<string, unknown>() : (found?.rows ?? new Map<string, unknown>());
+      const strings = found?.strings ?? [];
+      const jobs = new Map<string, JobUsage>();
       let changed = noted === undefined;
-      for (const id of noted ?? []) changed = jobs.delete(id) || changed;
+      for (const id of noted ?? []) changed = rows.delete(id) || changed;
+      /** The job's row decoded; a row that is not one we wrote is dropped, and its job read from its files again. */
+      const decoded = (id: string): JobUsage | undefined => {
+        const row = rows.get(id);
+        if (row === undefined) return jobs.get(id);
+        rows.delete(id);
+        const job = decode(row, strings);
+        if (job === undefined) changed = true;
+        else jobs.set(id, job);
+        return job;
+      };
+      const forget = (id: string): void => {
+        const dropped = [rows.delete(id), jobs.delete(id)].includes(true);
+        changed ||= dropped;
+      };
       return {
-        cached: (id) => jobs.get(id),
+        cached: decoded,
         remember(job) {
+          rows.delete(job.id);
           jobs.set(job.id, job);
           changed = true;
         },
-        forget(id) {
-          changed = jobs.delete(id) || changed;
-        },
+        forget,
         async save(existing) {
-          for (const id of jobs.keys()) if (!existing.has(id)) changed = jobs.delete(id) || changed;
+          for (const id of [...rows.keys(), ...jobs.keys()]) if (!existing.has(id)) forget(id);
           if (!changed && ledgerSize - (found?.ledger ?? 0) < LEDGER_LAG_REWRITE) return;
-          const strings = new Map<string, number>();
-          const rows = [...jobs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((job) => encode(job, strings));
+          for (const id of [...rows.keys()]) decoded(id);
+          const written = new Map<string, number>();
+          const lines = [...jobs.values()].sort((a, b) => (a.id < b.id ? -1 : 1)).map((job) => encode(job, written));
           try {
             await privateDir(dir);
-            await writePrivateFile(file, `${JSON.stringify({ v: VERSION, ledger: ledgerSize, strings: [...strings.keys()], jobs: rows })}\n`);
+            await writePrivateFile(file, `${JSON.stringify({ v: VERSION, ledger: ledgerSize, strings: [...written.keys()], jobs: lines })}\n`);
           } catch {
             // A read-only or full state directory: the report is right without the index, only slower.
           }

@@ -4,7 +4,7 @@
  * starts it); one Ctrl-C or one SIGTERM ends the server even while stdin stays
  * open; --version, `help <command>`, and a did-you-mean for a typo.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,8 +56,12 @@ describe('the localagents command itself', { timeout: 120_000 }, () => {
   });
 
   it('--version, help <command>, and did-you-mean for an unknown command', async () => {
-    const version = await runCli(['--version'], opts);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    const expected = `${(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`;
+    // main.ts answers the first two itself; commander the third: the same line.
+    for (const args of [['--version'], ['-V'], ['--transport', 'stdio', '--version']]) expect(await runCli(args, opts)).toMatchObject({ code: 0, stdout: expected, stderr: '' });
+    // `node dist/main.js`, as setups made from an earlier README start it, is the same program.
+    const legacy = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'main.js'), '--config', dirs.config, 'jobs', '--all', '--json'], { cwd: dirs.repo, env: opts.env, encoding: 'utf8' });
+    expect(legacy).toMatchObject({ status: 0, stdout: (await runCli(['--config', dirs.config, 'jobs', '--all', '--json'], opts)).stdout, stderr: '' });
     const help = await runCli(['help', 'run'], opts);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: localagents run');

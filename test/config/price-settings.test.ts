@@ -13,19 +13,20 @@ describe('loadPriceSettings', () => {
   const dir = mkdtempSync(join(tmpdir(), 'la-prices-'));
   const file = join(dir, 'models.yaml');
   const state = join(dir, 'state');
-  let cache = '';
+  const cache = join(state, 'price-settings', 'settings.json');
+  type Entry = { files: string; signature: string; prices: Record<string, { input: number | string }> };
+  const entries = (): Entry[] => JSON.parse(readFileSync(cache, 'utf8')) as Entry[];
   const load = (): ReturnType<typeof loadPriceSettings> => loadPriceSettings({ configPath: file, cwd: dir, env: {}, homeDir: dir }, state);
 
   it('loads models.yaml once, keeps the settings owner-only in the state dir, and answers from there while the file is unchanged', async () => {
     writeFileSync(file, table(3));
     expect(await load()).toEqual({ compare_with: 'my-model', prices: { 'my-model': { input: 3, cache_write: 3.75, cache_read: 0.3, output: 15 } } });
-    const files = readdirSync(join(state, 'price-settings'));
-    expect(files).toHaveLength(1);
-    cache = join(state, 'price-settings', files[0]!);
+    expect(readdirSync(join(state, 'price-settings'))).toEqual(['settings.json']);
+    expect(entries()).toHaveLength(1);
     expect(statSync(cache).mode & 0o777).toBe(0o600);
     // What the next run reads is the cache: a settings file with the same signature but another price shows it.
-    const cached = JSON.parse(readFileSync(cache, 'utf8')) as { prices: Record<string, { input: number }> };
-    cached.prices['my-model']!.input = 4;
+    const cached = entries();
+    cached[0]!.prices['my-model']!.input = 4;
     writeFileSync(cache, JSON.stringify(cached));
     expect((await load()).prices['my-model']?.input).toBe(4);
   });
@@ -40,14 +41,13 @@ describe('loadPriceSettings', () => {
   });
 
   it('ignores a damaged or misshapen cache and replaces it', async () => {
-    for (const bad of ['{"signature": ', JSON.stringify({ signature: 'x', prices: { m: { input: -1 } } }), '[]']) {
+    const { files, signature } = entries()[0]!;
+    const misshapen = [{ files, signature, prices: { m: { input: -1 } } }, { files, signature, prices: { 'my-model': { input: 'free', cache_write: 1, cache_read: 1, output: 1 } } }, { signature, prices: {} }];
+    for (const bad of ['[{"signature": ', '{}', ...misshapen.map((entry) => JSON.stringify([entry]))]) {
       writeFileSync(cache, bad);
       expect((await load()).prices['my-model']?.input).toBe(5);
-      expect(JSON.parse(readFileSync(cache, 'utf8'))).toMatchObject({ prices: { 'my-model': { input: 5 } } });
+      expect(entries()).toMatchObject([{ prices: { 'my-model': { input: 5 } } }]);
     }
-    const signature = (JSON.parse(readFileSync(cache, 'utf8')) as { signature: string }).signature;
-    writeFileSync(cache, JSON.stringify({ signature, prices: { 'my-model': { input: 'free', cache_write: 1, cache_read: 1, output: 1 } } }));
-    expect((await load()).prices['my-model']?.input).toBe(5);
   });
 
   it('a broken models.yaml is an error with its line, never the last good settings', async () => {
@@ -57,11 +57,19 @@ describe('loadPriceSettings', () => {
   });
 
   it('another config has its own cache: commands run with different models.yaml files do not evict each other', async () => {
+    writeFileSync(file, table(5));
+    expect((await load()).prices['my-model']?.input).toBe(5);
     const other = join(dir, 'other.yaml');
     writeFileSync(other, 'endpoints: {}\n');
     expect(await loadPriceSettings({ configPath: other, cwd: dir, env: {}, homeDir: dir }, state)).toEqual({ prices: {}, compare_with: undefined });
-    expect(readdirSync(join(state, 'price-settings'))).toHaveLength(2);
+    expect(entries().map((e) => e.files)).toEqual([`${other}|${join(dir, 'models.local.yaml')}`, `${file}|${join(dir, 'models.local.yaml')}`]);
+    // Both entries answer while their files are unchanged: a changed price in the first config's entry shows it.
+    const both = entries();
+    both[1]!.prices['my-model']!.input = 6;
+    writeFileSync(cache, JSON.stringify(both));
+    expect((await load()).prices['my-model']?.input).toBe(6);
     writeFileSync(file, table(7));
     expect((await load()).prices['my-model']?.input).toBe(7);
+    expect(entries()).toHaveLength(2);
   });
 });

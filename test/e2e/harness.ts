@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { makeRepo } from '../helpers/git-repo.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
-export const BIN = join(REPO_ROOT, 'dist', 'main.js');
+export const BIN = join(REPO_ROOT, 'dist', 'main.cjs');
 
 export interface E2EDirs {
   readonly root: string;

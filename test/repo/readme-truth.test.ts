@@ -25,7 +25,7 @@ const ROOT_COMMAND = 'localagents';
 /** Command name (the root as `localagents`) → every option spelling it accepts. */
 async function cliOptions(): Promise<Map<string, Set<string>>> {
   // `--help` makes the program load every command module, as `localagents --help` lists them all.
-  const program = await buildProgram({ version: '0.0.0', cwd: process.cwd(), env: {}, log: silentLogger, stdinIsTty: false, exitCode: 0 }, ['--help']);
+  const program = await buildProgram({ version: '0.0.0', cwd: process.cwd(), env: {}, log: silentLogger, stdinIsTty: () => false, exitCode: 0 }, ['--help']);
   const spellings = (command: Command): Set<string> =>
     new Set(['--help', '-h', ...command.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined))]);
   return new Map([[ROOT_COMMAND, spellings(program)], ...program.commands.map((c): [string, Set<string>] => [c.name(), spellings(c)])]);

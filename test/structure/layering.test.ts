@@ -13,14 +13,14 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    return /\.c?ts$/.test(entry.name) ? [path] : [];
   });
 }
 
 /** The unit a file in src/ belongs to: its top folder, or its own name for a top-level file. */
 function unitOf(file: string): string {
   const parts = relative(SRC, file).split(sep);
-  return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.ts$/, '');
+  return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.c?ts$/, '');
 }
 
 function layerOf(unit: string): number {
@@ -43,7 +43,7 @@ function violationsIn(file: string, text: string): Violation[] {
     if (!specifier.startsWith('.')) return [];
     const target = resolve(dirname(file), specifier);
     if (!target.startsWith(SRC + sep)) return [{ file: name, specifier, rule: 'imports from outside src/' }];
-    const to = unitOf(target.replace(/\.js$/, '.ts'));
+    const to = unitOf(target.replace(/\.js$/, '.ts').replace(/\.cjs$/, '.cts'));
     if (to === from) return [];
     const toLayer = layerOf(to);
     if (toLayer < 0) return [{ file: name, specifier, rule: `unit "${to}" is not in test/structure/layers.ts` }];
