@@ -71,6 +71,22 @@ describe('bwrapArgs', () => {
   });
 });
 
+describe('bwrapArgs with a tree inside a hidden folder', () => {
+  it('a worktree job\'s tree re-opened in the hidden state directory stays writable, its read-only parts stay so, the rest stays hidden', async () => {
+    const state = dir();
+    const tree = join(state, 'worktrees', 'repo-1');
+    mkdirSync(join(tree, 'locked'), { recursive: true });
+    writeFileSync(join(state, 'token'), 'hunter2');
+    const block = { enabled: true, filesystem: { allowWrite: [tree], denyWrite: [join(tree, 'locked')], denyRead: [state], allowRead: [tree] } };
+    const argv = ['bwrap', ...bwrapArgs(block, tree), ...sh(`echo in > inside.txt; echo no > locked/x; cat ${state}/token; ls ${state}`)];
+    const a = await runCheck({ argv, cwd: tree, env, timeoutMs: 20_000, signal: never });
+    expect(readFileSync(join(tree, 'inside.txt'), 'utf8')).toBe('in\n');
+    expect(existsSync(join(tree, 'locked', 'x'))).toBe(false);
+    expect(a.output_tail).not.toContain('hunter2');
+    expect(a.output_tail).toMatch(/^worktrees$/m);
+  });
+});
+
 function fakeRecord(turns: number, output: number): JobRecord {
   return { num_turns: turns, usage: { input_tokens: output * 10, output_tokens: output, cache_read_input_tokens: 0 } } as unknown as JobRecord;
 }

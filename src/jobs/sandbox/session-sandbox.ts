@@ -9,16 +9,18 @@
  *   - The sandbox binds Bash only. The file tools (Read, Write, Edit) go through
  *     permissions: `blockWritesOutsideWorkingDirectories` keeps their writes in
  *     the tree (no allow rule lifts it), Read deny rules hide the credentials.
+ *   - `filesystem.allowRead` re-opens a path inside a `denyRead` folder for Bash:
+ *     with the state directory denied and a worktree job's tree allowed, Bash
+ *     sees `<state>/worktrees/<tree>` and nothing else there, also nothing made
+ *     after the job started. The file tools have no such exception.
  *   - Bash gets its own network namespace: loopback (the shim, localagents' HTTP
  *     front doors, model servers) is unreachable; other hosts go through Claude
  *     Code's proxy, which with `strictAllowlist` refuses every host not listed.
  *     Claude Code's own process is not sandboxed and still reaches the shim.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { privateDir } from '../../coord/private-files.js';
-import { usageIndexDir } from '../caller-log.js';
+import { join, relative, resolve, sep } from 'node:path';
 import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
 import { gitWrites, inside } from './git-writes.js';
@@ -54,18 +56,58 @@ export interface PreparedSandbox {
 
 /**
  * Paths hidden from Bash and the file tools: the credential list; models.yaml and its sidecar wherever they are
- * (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR; every entry of the state directory but worktrees/
- * (other jobs' records, transcripts and request logs, the HTTP front doors' token files).
+ * (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR; the state directory as a whole (other jobs' records,
+ * transcripts and request logs and worktrees, the HTTP front doors' token files, caches: whatever appears there,
+ * also after the job started). A worktree job's own tree, inside it, is re-opened by stateExceptions.
  */
-async function hiddenPaths(input: SandboxJobInput): Promise<string[]> {
-  // The usage index's folder appears with the first job's caller-bytes note: made up front, so the list (and with
-  // it the session's environment block, which names it) is the same for every job and the prompt cache holds.
-  await privateDir(usageIndexDir(input.stateDir)).catch(() => undefined);
-  const names = (await readdir(input.stateDir).catch(() => [] as string[])).filter((name) => name !== 'worktrees').sort();
-  const state = names.map((name) => join(input.stateDir, name));
+function hiddenPaths(input: SandboxJobInput): string[] {
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
   const claude = claudeDir === undefined ? [] : [join(claudeDir, '.credentials.json'), join(claudeDir, '.claude.json')];
-  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, ...state])];
+  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, input.stateDir])];
+}
+
+/**
+ * One character class: every character but `c` in either case, and but `/`. Measured with 2.1.332, Read rules match
+ * paths case-insensitively (`Read(//…/EARLY.TOKEN)` refused `early.token`) and `[!c]`, `[^c]` are a literal `!`
+ * or `^` (gitignore rules through the `ignore` package, which also disables a leading `!`), so "not c" is spelled
+ * as ranges around it, from U+0001 to U+FFFF.
+ */
+function notChar(c: string): string {
+  const skip = [...new Set([c.toLowerCase(), c.toUpperCase(), '/'].map((x) => x.charCodeAt(0)))].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  let from = 1;
+  for (const code of skip) {
+    if (code > from) ranges.push(`${String.fromCharCode(from)}-${String.fromCharCode(code - 1)}`);
+    from = code + 1;
+  }
+  ranges.push(`${String.fromCharCode(from)}-\uffff`);
+  return `[${ranges.join('')}]`;
+}
+
+/**
+ * Read rule patterns for every entry of `dir` but the one named `keep` (and what is below them): the names that
+ * differ from `keep` at its i-th character, the longer ones that start with it, and its shorter beginnings. A
+ * rule for `dir/*` would also cover `keep`'s contents (a rule on a folder covers what is in it), and deny rules
+ * win over allow rules, so the file tools can only be kept out of the rest by naming the rest.
+ */
+function allBut(dir: string, keep: string): string[] {
+  const chars = [...keep];
+  return [
+    ...chars.map((c, i) => `${dir}/${chars.slice(0, i).join('')}${notChar(c)}*`),
+    `${dir}/${keep}?*`,
+    ...chars.slice(1).map((_, i) => `${dir}/${chars.slice(0, i + 1).join('')}`),
+  ];
+}
+
+/**
+ * The file tools' Read deny rules for the state directory. A tree outside it: the folder and all below it. A
+ * worktree job's tree inside it (`<state>/worktrees/<repo>-N`): at each level on the way, every entry but the next
+ * one, so other jobs' worktrees and any state entry made later are covered while the tree stays usable.
+ */
+function stateReadRules(stateDir: string, tree: string): string[] {
+  if (!inside(stateDir, tree) || tree === stateDir) return [stateDir, `${stateDir}/**`];
+  const steps = relative(stateDir, tree).split(sep);
+  return steps.flatMap((step, i) => allBut(join(stateDir, ...steps.slice(0, i)), step));
 }
 
 /**
@@ -97,7 +139,11 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
   const { policy } = input;
   const tempDir = await mkdtemp(join(tmpdir(), 'localagents-job-'));
   const git = await gitWrites(input.workDir);
-  const hidden = await hiddenPaths(input);
+  const hidden = hiddenPaths(input);
+  // Bash: the state directory is hidden as a whole; allowRead re-opens the job's own tree inside it (measured with
+  // 2.1.332 and bwrap: the state directory then shows only the path to the tree, read and write work there).
+  const ownInState = inside(input.stateDir, input.tree) && input.tree !== input.stateDir ? [input.tree] : [];
+  const allowRead = [...new Set([...ownInState, ...policy.allowRead])];
   const unwritable = await repoWorkingDirectories(input);
   const settings: PreparedSandbox['settings'] = {
     sandbox: {
@@ -109,7 +155,7 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
         allowWrite: [...new Set([input.tree, ...git.allowWrite, tempDir, ...policy.allowWrite])],
         denyWrite: git.denyWrite,
         denyRead: hidden,
-        ...(policy.allowRead.length > 0 ? { allowRead: [...policy.allowRead] } : {}),
+        ...(allowRead.length > 0 ? { allowRead } : {}),
       },
       network: { allowedDomains: [...policy.allowedDomains], strictAllowlist: true },
       credentials: { envVars: hiddenVariables(input).map((name) => ({ name, mode: 'deny' as const })) },
@@ -118,7 +164,11 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
       blockWritesOutsideWorkingDirectories: true,
       ...(git.gitEntry === undefined ? {} : { workingDirectoriesExclude: [git.gitEntry] }),
       // `//` starts an absolute path in a permission rule; the folder and all below it.
-      deny: [...hidden.flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]), ...unwritable.flatMap((p) => [`Edit(/${p})`, `Edit(/${p}/**)`])],
+      deny: [
+        ...hidden.filter((p) => p !== input.stateDir).flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]),
+        ...stateReadRules(input.stateDir, input.tree).map((p) => `Read(/${p})`),
+        ...unwritable.flatMap((p) => [`Edit(/${p})`, `Edit(/${p}/**)`]),
+      ],
     },
   };
   return { settings, env: { CLAUDE_CODE_TMPDIR: tempDir }, tempDir, dispose: () => rm(tempDir, { recursive: true, force: true }) };

@@ -10,6 +10,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import type { FlagSettings } from '../pinned-settings.js';
+import { inside } from '../sandbox/git-writes.js';
 
 type SandboxBlock = NonNullable<FlagSettings['sandbox']>;
 
@@ -23,12 +24,23 @@ export function bwrapArgs(sandbox: SandboxBlock, cwd: string): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-net', '--unshare-pid', '--unshare-ipc', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
   for (const p of existing(fs.allowWrite)) args.push('--bind', p, p);
   for (const p of existing(fs.denyWrite)) args.push('--ro-bind', p, p);
+  const hiddenDirs: string[] = [];
   for (const p of existing(fs.denyRead)) {
-    // A hidden folder becomes an empty read-only one, a hidden file an empty file.
-    if (statSync(p).isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
-    else args.push('--ro-bind', '/dev/null', p);
+    // A hidden folder becomes an empty read-only one (made read-only last: bwrap makes the folders on the way to a
+    // place re-opened below in it), a hidden file an empty file.
+    if (statSync(p).isDirectory()) {
+      args.push('--tmpfs', p);
+      hiddenDirs.push(p);
+    } else args.push('--ro-bind', '/dev/null', p);
   }
-  for (const p of existing(fs.allowRead)) args.push('--ro-bind', p, p);
+  // A place re-opened inside a hidden one (a worktree job's tree in the hidden state directory) is writable again
+  // where Bash may write there, with what stays read-only inside it.
+  for (const p of existing(fs.allowRead)) {
+    const writable = (fs.allowWrite ?? []).some((w) => inside(w, p));
+    args.push(writable ? '--bind' : '--ro-bind', p, p);
+    if (writable) for (const d of existing(fs.denyWrite).filter((d) => inside(p, d))) args.push('--ro-bind', d, d);
+  }
+  for (const p of hiddenDirs) args.push('--remount-ro', p);
   args.push('--chdir', cwd, '--');
   return args;
 }
