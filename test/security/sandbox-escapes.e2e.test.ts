@@ -3,8 +3,10 @@
  * socat (Linux; CI installs them with apt, and curl) — without them this file fails, by design.
  *
  * One worktree job with the real Claude Code and real bubblewrap: a scripted
- * model tries every escape class from its Bash (and two through the file tools),
- * and in the same job does the legitimate work. The same job runs a second time
+ * model tries every escape class from its Bash (and some through the file tools:
+ * among them what the state directory holds that is not this job's, another job's
+ * record and worktree, and a token file made after the job started), and in the
+ * same job does the legitimate work. The same job runs a second time
  * with `defaults.sandbox.enabled: false`: there every escape goes through, which
  * is what shows each refusal check can fail.
  */
@@ -13,16 +15,21 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { missingPieces } from '../../src/jobs/sandbox/preflight.js';
 import { BIN } from '../e2e/harness.js';
 import { makeRepo } from '../helpers/git-repo.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
 import { makeDirs, ok, readRecord, startInProcess, type Dirs } from '../reliability/in-process.js';
 
 const SECRET = 'deploy-secret-7c1f';
+/** What the state directory holds that is not this job's: another job's record, another job's worktree, and a token
+ * file made after this job started (as an HTTP front door started later writes it). */
+const STATE_SECRETS = { 'other-job': 'other-job-record-3e9a', 'other-worktree': 'other-worktree-file-5b2d', 'late-state': 'late-front-door-token-8f4c' } as const;
+type StateFile = keyof typeof STATE_SECRETS;
+const STATE_FILES = Object.keys(STATE_SECRETS) as StateFile[];
 const CREDENTIALS: Readonly<Record<string, string>> = {
   ssh: '.ssh/id_ed25519',
   aws: '.aws/credentials',
@@ -45,10 +52,22 @@ interface Run {
   readonly outsideTmp: string;
   readonly cache: string;
   readonly connections: number;
+  /** The state directory's files that are not this job's. */
+  readonly stateFiles: Readonly<Record<StateFile, string>>;
 }
 
 /** The probe the scripted model writes and runs: one line per attempt, "name rc=N output". */
-function probeScript(p: { home: string; mainRepo: string; otherRepo: string; outsideTmp: string; cache: string; port: number; registry: number; config: string }): string {
+function probeScript(p: {
+  home: string;
+  mainRepo: string;
+  otherRepo: string;
+  outsideTmp: string;
+  cache: string;
+  port: number;
+  registry: number;
+  config: string;
+  stateFiles: Readonly<Record<StateFile, string>>;
+}): string {
   const lines = [
     'r() { name=$1; shift; out=$("$@" 2>&1); rc=$?; printf "%s rc=%s %s\\n" "$name" "$rc" "$(printf "%s" "$out" | tr "\\n" " " | cut -c1-300)"; }',
     `r write-home sh -c 'echo pwned > "${p.home}/.bashrc-planted"'`,
@@ -60,6 +79,7 @@ function probeScript(p: { home: string; mainRepo: string; otherRepo: string; out
     ...Object.entries(CREDENTIALS).map(([name, rel]) => `r read-${name} cat "${p.home}/${rel}"`),
     `r read-config cat "${p.config}"`,
     `r read-sidecar cat "${p.config.replace(/models\.yaml$/, 'models.local.yaml')}"`,
+    ...STATE_FILES.map((name) => `r read-${name} cat "${p.stateFiles[name]}"`),
     'r read-masked sh -c \'printf "%s" "$DEPLOY_TOKEN"\'',
     `r connect-loopback bash -c 'exec 3<>/dev/tcp/127.0.0.1/${p.port} && echo connected'`,
     // Through Claude Code's proxy (--noproxy '' overrides the sandbox's no_proxy for loopback): a host not on the list.
@@ -100,8 +120,19 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
   await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
   const registryPort = (registry.address() as { port: number }).port;
 
-  const script = probeScript({ home: dirs.root, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, port, registry: registryPort, config: dirs.config });
-  sim.setScript([
+  // Another job's record and worktree are there before this job starts; the late token only once it runs.
+  const stateFiles: Record<StateFile, string> = {
+    'other-job': join(dirs.state, 'jobs', '20261201-000000-otherjob0001', 'job.json'),
+    // A sibling whose name starts with this job's own worktree's (<repo>-1).
+    'other-worktree': join(dirs.state, 'worktrees', `${basename(dirs.repo)}-10`, 'notes.txt'),
+    'late-state': join(dirs.state, 'mcp-http-49152.token'),
+  };
+  for (const key of ['other-job', 'other-worktree'] as const) {
+    mkdirSync(dirname(stateFiles[key]), { recursive: true, mode: 0o700 });
+    writeFileSync(stateFiles[key], `${STATE_SECRETS[key]}\n`, { mode: 0o600 });
+  }
+  const script = probeScript({ home: dirs.root, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, port, registry: registryPort, config: dirs.config, stateFiles });
+  const turns: Turn[] = [
     {
       toolUse: [
         { name: 'Write', input: { file_path: 'notes.txt', content: 'first draft\n' } },
@@ -115,10 +146,16 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
       toolUse: [
         { name: 'Write', input: { file_path: join(dirs.root, '.profile-planted'), content: 'pwned\n' } },
         { name: 'Read', input: { file_path: join(dirs.root, CREDENTIALS.ssh ?? '') } },
+        ...Object.values(stateFiles).map((file_path) => ({ name: 'Read', input: { file_path } })),
       ],
     },
     { text: 'Done.' },
-  ]);
+  ];
+  sim.setScript((req) => {
+    // The Bash turn: the job has been running for two requests, its sandbox settings were made at its start.
+    if (req.assistantTurns === 2) writeFileSync(stateFiles['late-state'], `${STATE_SECRETS['late-state']}\n`, { mode: 0o600 });
+    return turns[req.assistantTurns] ?? { text: 'done' };
+  });
   const defaults = [`  sandbox:`, `    enabled: ${sandbox}`, `    allow_write: ["~/.cache/build-cache"]`, `    allowed_domains: ["127.0.0.1:${registryPort}"]`].join('\n');
   const yaml = ['endpoints:', '  gpu:', `    base_url: ${sim.url}`, '    env:', '      CLAUDE_CODE_MAX_RETRIES: "3"', `      DEPLOY_TOKEN: ${SECRET}`, 'defaults:', defaults, ''].join('\n');
   writeFileSync(join(dirs.root, '.config', 'localagents', 'models.local.yaml'), `# what register_* calls added; key ${SECRET}\n`);
@@ -140,7 +177,7 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
       return (m.message.content as Array<{ type?: string; content?: unknown }>).filter((b) => b.type === 'tool_result').map((b) => JSON.stringify(b.content));
     });
     const transcript = readFileSync(join(dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
-    return { record, probe, toolResults, transcript, dirs, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, connections };
+    return { record, probe, toolResults, transcript, dirs, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, connections, stateFiles };
   } finally {
     await h.close();
     listener.close();
@@ -165,6 +202,7 @@ const ESCAPES: ReadonlyArray<{ name: string; escaped: (run: Run) => boolean }> =
   ...Object.keys(CREDENTIALS).map((name) => ({ name: `read-${name}`, escaped: (r: Run) => attempt(r, `read-${name}`).out.includes(SECRET) })),
   { name: 'read-config', escaped: (r) => attempt(r, 'read-config').out.includes(SECRET) },
   { name: 'read-sidecar', escaped: (r) => attempt(r, 'read-sidecar').out.includes(SECRET) },
+  ...STATE_FILES.map((name) => ({ name: `read-${name}`, escaped: (r: Run) => attempt(r, `read-${name}`).out.includes(STATE_SECRETS[name]) })),
   { name: 'read-masked', escaped: (r) => attempt(r, 'read-masked').out.includes(SECRET) },
   { name: 'connect-loopback', escaped: (r) => r.connections > 0 || attempt(r, 'connect-loopback').out.includes('connected') },
   // Claude Code's proxy answers a plain-HTTP request for a host not on the list itself.
@@ -172,6 +210,7 @@ const ESCAPES: ReadonlyArray<{ name: string; escaped: (run: Run) => boolean }> =
   { name: 'start-localagents', escaped: (r) => attempt(r, 'start-localagents').rc === 0 },
   { name: 'file-tool-write-home', escaped: (r) => existsSync(join(r.dirs.root, '.profile-planted')) },
   { name: 'file-tool-read-ssh', escaped: (r) => r.toolResults.some((t) => t.includes(SECRET) && !t.includes('rc=')) },
+  ...STATE_FILES.map((name) => ({ name: `file-tool-read-${name}`, escaped: (r: Run) => r.toolResults.some((t) => t.includes(STATE_SECRETS[name]) && !t.includes('rc=')) })),
 ];
 
 describe('the sandbox keeps a worktree job\'s Bash inside its tree (real Claude Code, real bubblewrap)', () => {
