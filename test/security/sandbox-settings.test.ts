@@ -72,6 +72,14 @@ describe('the state directory in the sandbox settings', () => {
     for (const rel of others) expect(refused(deny, join(state, rel)), rel).toBe(true);
   });
 
+  it('a worktree of a repository whose name a pattern would read as special: its tree stays open, its siblings do not', async () => {
+    const tree = join(state, 'worktrees', 'a[b]*-1');
+    mkdirSync(tree, { recursive: true });
+    const deny = (await settingsFor(tree)).permissions?.deny ?? [];
+    expect(refused(deny, join(tree, 'x.ts'))).toBe(false);
+    for (const rel of ['a[b]*-10/x', 'a[c]*-1/x', 'ab-1/x', 'a[b]/x']) expect(refused(deny, join(state, 'worktrees', rel)), rel).toBe(true);
+  });
+
   it('a job whose tree is outside the state directory: the whole folder, in Bash and the file tools, the same rules for every job', async () => {
     const a = await settingsFor(mkdtempSync(join(tmpdir(), 'la-tree-')));
     const b = await settingsFor(mkdtempSync(join(tmpdir(), 'la-tree-')));

@@ -58,7 +58,8 @@ export interface PreparedSandbox {
  * Paths hidden from Bash and the file tools: the credential list; models.yaml and its sidecar wherever they are
  * (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR; the state directory as a whole (other jobs' records,
  * transcripts and request logs and worktrees, the HTTP front doors' token files, caches: whatever appears there,
- * also after the job started). A worktree job's own tree, inside it, is re-opened by stateExceptions.
+ * also after the job started). A worktree job's own tree, inside it, is re-opened: for Bash with allowRead, for the
+ * file tools by the shape of their rules (stateReadRules).
  */
 function hiddenPaths(input: SandboxJobInput): string[] {
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
@@ -70,17 +71,21 @@ function hiddenPaths(input: SandboxJobInput): string[] {
  * One character class: every character but `c` in either case, and but `/`. Measured with 2.1.332, Read rules match
  * paths case-insensitively (`Read(//…/EARLY.TOKEN)` refused `early.token`) and `[!c]`, `[^c]` are a literal `!`
  * or `^` (gitignore rules through the `ignore` package, which also disables a leading `!`), so "not c" is spelled
- * as ranges around it, from U+0001 to U+FFFF.
+ * as ranges around it, from U+0001 to U+FFFF. `]` and `\` never end a range (they would end or escape the class),
+ * so where the kept name has `[`, `\`, `]` or `^` a name with `]` or `\` there is not covered.
  */
 function notChar(c: string): string {
   const skip = [...new Set([c.toLowerCase(), c.toUpperCase(), '/'].map((x) => x.charCodeAt(0)))].sort((a, b) => a - b);
+  const edge = (code: number): boolean => code === 0x5c || code === 0x5d;
   const ranges: string[] = [];
   let from = 1;
-  for (const code of skip) {
-    if (code > from) ranges.push(`${String.fromCharCode(from)}-${String.fromCharCode(code - 1)}`);
-    from = code + 1;
+  for (const end of [...skip.map((code) => code - 1), 0xffff]) {
+    let [start, last] = [from, end];
+    while (edge(start)) start++;
+    while (edge(last)) last--;
+    if (last >= start) ranges.push(`${String.fromCharCode(start)}-${String.fromCharCode(last)}`);
+    from = end + 2;
   }
-  ranges.push(`${String.fromCharCode(from)}-\uffff`);
   return `[${ranges.join('')}]`;
 }
 
@@ -92,11 +97,13 @@ function notChar(c: string): string {
  */
 function allBut(dir: string, keep: string): string[] {
   const chars = [...keep];
-  return [
-    ...chars.map((c, i) => `${dir}/${chars.slice(0, i).join('')}${notChar(c)}*`),
-    `${dir}/${keep}?*`,
-    ...chars.slice(1).map((_, i) => `${dir}/${chars.slice(0, i + 1).join('')}`),
-  ];
+  const prefix = (n: number): string => `${literal(dir)}/${literal(chars.slice(0, n).join(''))}`;
+  return [...chars.map((c, i) => `${prefix(i)}${notChar(c)}*`), `${prefix(chars.length)}?*`, ...chars.slice(1).map((_, i) => prefix(i + 1))];
+}
+
+/** A path as a pattern: a character a pattern reads as special matches any one there (more is refused, never less, never the kept name). */
+function literal(path: string): string {
+  return path.replace(/[*?[\]\\]/g, '?');
 }
 
 /**
