@@ -44,7 +44,8 @@ const CREDENTIALS: Readonly<Record<string, string>> = {
 interface Run {
   readonly record: JobRecord;
   readonly probe: Map<string, { rc: number; out: string }>;
-  readonly toolResults: string[];
+  /** Each tool call of the session with its result's text. */
+  readonly toolResults: ReadonlyArray<{ tool: string; input: Record<string, unknown>; text: string }>;
   readonly transcript: string;
   readonly dirs: Dirs;
   readonly mainRepo: string;
@@ -149,6 +150,7 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
         ...Object.values(stateFiles).map((file_path) => ({ name: 'Read', input: { file_path } })),
       ],
     },
+    { toolUse: { name: 'Grep', input: { pattern: Object.values(STATE_SECRETS).join('|'), path: dirs.state, output_mode: 'content' } } },
     { text: 'Done.' },
   ];
   sim.setScript((req) => {
@@ -171,11 +173,15 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
       if (m) probe.set(m[1] ?? '', { rc: Number(m[2]), out: m[3] ?? '' });
     }
     const events = readFileSync(join(dirs.state, 'jobs', id, 'events.jsonl'), 'utf8').split('\n').filter(Boolean);
-    const toolResults = events.flatMap((e) => {
+    type Block = { type?: string; id?: string; name?: string; input?: Record<string, unknown>; tool_use_id?: string; content?: unknown };
+    const blocks = events.flatMap((e) => {
       const m = JSON.parse(e) as { type?: string; message?: { content?: unknown } };
-      if (m.type !== 'user' || !Array.isArray(m.message?.content)) return [];
-      return (m.message.content as Array<{ type?: string; content?: unknown }>).filter((b) => b.type === 'tool_result').map((b) => JSON.stringify(b.content));
+      return (m.type === 'user' || m.type === 'assistant') && Array.isArray(m.message?.content) ? (m.message.content as Block[]) : [];
     });
+    const calls = new Map(blocks.filter((b) => b.type === 'tool_use').map((b) => [b.id, { tool: b.name ?? '', input: b.input ?? {} }]));
+    const toolResults = blocks
+      .filter((b) => b.type === 'tool_result')
+      .map((b) => ({ ...(calls.get(b.tool_use_id) ?? { tool: '', input: {} }), text: JSON.stringify(b.content) }));
     const transcript = readFileSync(join(dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
     return { record, probe, toolResults, transcript, dirs, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, connections, stateFiles };
   } finally {
@@ -209,8 +215,13 @@ const ESCAPES: ReadonlyArray<{ name: string; escaped: (run: Run) => boolean }> =
   { name: 'connect-via-proxy', escaped: (r) => !attempt(r, 'connect-via-proxy').out.includes('Connection blocked by network allowlist') },
   { name: 'start-localagents', escaped: (r) => attempt(r, 'start-localagents').rc === 0 },
   { name: 'file-tool-write-home', escaped: (r) => existsSync(join(r.dirs.root, '.profile-planted')) },
-  { name: 'file-tool-read-ssh', escaped: (r) => r.toolResults.some((t) => t.includes(SECRET) && !t.includes('rc=')) },
-  ...STATE_FILES.map((name) => ({ name: `file-tool-read-${name}`, escaped: (r: Run) => r.toolResults.some((t) => t.includes(STATE_SECRETS[name]) && !t.includes('rc=')) })),
+  { name: 'file-tool-read-ssh', escaped: (r) => r.toolResults.some((t) => t.tool === 'Read' && t.text.includes(SECRET)) },
+  ...STATE_FILES.map((name) => ({
+    name: `file-tool-read-${name}`,
+    escaped: (r: Run) => r.toolResults.some((t) => t.tool === 'Read' && t.input.file_path === r.stateFiles[name] && t.text.includes(STATE_SECRETS[name])),
+  })),
+  // A match in one of the files ("path:line:text"), not in this job's own log, which holds the pattern.
+  { name: 'file-tool-grep-state', escaped: (r) => r.toolResults.some((t) => t.tool === 'Grep' && STATE_FILES.some((name) => t.text.includes(`${r.stateFiles[name]}:1:${STATE_SECRETS[name]}`))) },
 ];
 
 describe('the sandbox keeps a worktree job\'s Bash inside its tree (real Claude Code, real bubblewrap)', () => {
