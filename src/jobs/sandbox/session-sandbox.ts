@@ -112,7 +112,7 @@ function literal(path: string): string {
  * one, so other jobs' worktrees and any state entry made later are covered while the tree stays usable.
  */
 function stateReadRules(stateDir: string, tree: string): string[] {
-  if (!inside(stateDir, tree) || tree === stateDir) return [stateDir, `${stateDir}/**`];
+  if (!inside(stateDir, tree) || tree === stateDir) return [literal(stateDir), `${literal(stateDir)}/**`];
   const steps = relative(stateDir, tree).split(sep);
   return steps.flatMap((step, i) => allBut(join(stateDir, ...steps.slice(0, i)), step));
 }
