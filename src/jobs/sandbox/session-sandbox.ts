@@ -55,16 +55,13 @@ export interface PreparedSandbox {
 }
 
 /**
- * Paths hidden from Bash and the file tools: the credential list; models.yaml and its sidecar wherever they are
- * (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR; the state directory as a whole (other jobs' records,
- * transcripts and request logs and worktrees, the HTTP front doors' token files, caches: whatever appears there,
- * also after the job started). A worktree job's own tree, inside it, is re-opened: for Bash with allowRead, for the
- * file tools by the shape of their rules (stateReadRules).
+ * Paths hidden from Bash and the file tools besides the state directory: the credential list; models.yaml and its
+ * sidecar wherever they are (endpoint keys); Claude Code's login in CLAUDE_CONFIG_DIR.
  */
 function hiddenPaths(input: SandboxJobInput): string[] {
   const claudeDir = input.sessionEnv.CLAUDE_CONFIG_DIR;
   const claude = claudeDir === undefined ? [] : [join(claudeDir, '.credentials.json'), join(claudeDir, '.claude.json')];
-  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude, input.stateDir])];
+  return [...new Set([...CREDENTIAL_PATHS.map((c) => join(input.home, c.path)), ...input.configFiles, ...claude])];
 }
 
 /**
@@ -147,8 +144,11 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
   const tempDir = await mkdtemp(join(tmpdir(), 'localagents-job-'));
   const git = await gitWrites(input.workDir);
   const hidden = hiddenPaths(input);
-  // Bash: the state directory is hidden as a whole; allowRead re-opens the job's own tree inside it (measured with
-  // 2.1.332 and bwrap: the state directory then shows only the path to the tree, read and write work there).
+  // The state directory is hidden as a whole (other jobs' records, transcripts, request logs and worktrees, the HTTP
+  // front doors' token files, caches: whatever appears there, also after the job started), not entry by entry: for
+  // Bash with denyRead, where allowRead re-opens a worktree job's own tree (measured with 2.1.332 and bwrap: the
+  // state directory then shows only the way to the tree, read and write work there); for the file tools with
+  // stateReadRules. Nothing is listed, so an isolation-none job's rules are the same for every job.
   const ownInState = inside(input.stateDir, input.tree) && input.tree !== input.stateDir ? [input.tree] : [];
   const allowRead = [...new Set([...ownInState, ...policy.allowRead])];
   const unwritable = await repoWorkingDirectories(input);
@@ -161,7 +161,7 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
       filesystem: {
         allowWrite: [...new Set([input.tree, ...git.allowWrite, tempDir, ...policy.allowWrite])],
         denyWrite: git.denyWrite,
-        denyRead: hidden,
+        denyRead: [...hidden, input.stateDir],
         ...(allowRead.length > 0 ? { allowRead } : {}),
       },
       network: { allowedDomains: [...policy.allowedDomains], strictAllowlist: true },
@@ -172,7 +172,7 @@ export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSa
       ...(git.gitEntry === undefined ? {} : { workingDirectoriesExclude: [git.gitEntry] }),
       // `//` starts an absolute path in a permission rule; the folder and all below it.
       deny: [
-        ...hidden.filter((p) => p !== input.stateDir).flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]),
+        ...hidden.flatMap((p) => [`Read(/${p})`, `Read(/${p}/**)`]),
         ...stateReadRules(input.stateDir, input.tree).map((p) => `Read(/${p})`),
         ...unwritable.flatMap((p) => [`Edit(/${p})`, `Edit(/${p}/**)`]),
       ],
