@@ -151,8 +151,8 @@ class RowSum {
 
 export interface UsageTally {
   add(job: JobUsage): void;
-  /** A cell's jobs at once (not with `job` grouping, which needs each job). */
-  addCell(cell: CellSum): void;
+  /** A cell's jobs at once; absent for the `job` grouping, which needs each job. */
+  readonly addCell: ((cell: CellSum) => void) | undefined;
   /** In key order (time groupings oldest first). */
   rows(): UsageRow[];
   total(): UsageRow;
@@ -171,11 +171,13 @@ export function createUsageTally(by: Grouping, prices: ModelPrices): UsageTally 
       sumOf(groupKey(job, by)).add(job);
       all.add(job);
     },
-    addCell(cell) {
-      if (by === 'job') throw new Error('a job grouping needs each job'); // unreachable: report.ts passes each job then
-      sumOf(cellKey(cell.cell, by)).merge(cell);
-      all.merge(cell);
-    },
+    addCell:
+      by === 'job'
+        ? undefined
+        : (cell) => {
+            sumOf(cellKey(cell.cell, by)).merge(cell);
+            all.merge(cell);
+          },
     rows: () => [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, sum]) => sum.row(key, prices)),
     total: () => all.row('total', prices),
   };
