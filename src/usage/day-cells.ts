@@ -7,7 +7,7 @@
  */
 import type { JobUsage } from './job-usage.js';
 import { cellOf, dayBounds, type CellSum } from './tally.js';
-import { addJobToSums, decodeSums, emptySums, encodeSums } from './usage-sums.js';
+import { addJobToSums, decodeSums, emptySums } from './usage-sums.js';
 
 interface Building {
   readonly cell: CellSum['cell'];
@@ -35,16 +35,30 @@ export function cellSumsOf(jobs: Iterable<JobUsage>): CellSum[] {
 /** A cell as stored: [day, from, to, model, endpoint, repo, sums, prompt speeds, generation speeds]. */
 export function encodeCell(c: CellSum): unknown[] {
   const { from, to } = dayBounds(c.cell.day);
-  return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, encodeSums(c.sums), c.promptSpeeds, c.generationSpeeds];
+  return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, c.promptSpeeds, c.generationSpeeds];
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-const isSortedSpeeds = (xs: unknown): xs is number[] =>
-  Array.isArray(xs) && xs.every((x, i) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && (i === 0 || (xs[i - 1] as number) <= x));
+function isSortedSpeeds(xs: unknown): xs is number[] {
+  if (!Array.isArray(xs)) return false;
+  let last = 0;
+  for (const x of xs as unknown[]) {
+    // Finite and not below the one before (the first not below 0): NaN and Infinity fail one of the two.
+    if (typeof x !== 'number' || !(x >= last) || x === Infinity) return false;
+    last = x;
+  }
+  return true;
+}
+
+/** A stored cell, with the instants its day runs from and to (this process's, when the zone fits). */
+export interface DayCell extends CellSum {
+  readonly from: number;
+  readonly to: number;
+}
 
 export interface StoredCells {
-  readonly cells: CellSum[];
+  readonly cells: DayCell[];
   /** Every stored day starts and ends where it does in this process's time zone. */
   readonly zoneFits: boolean;
 }
@@ -52,7 +66,8 @@ export interface StoredCells {
 /** Stored cells, or undefined for a list that is not one we wrote. */
 export function decodeCells(stored: unknown): StoredCells | undefined {
   if (!Array.isArray(stored)) return undefined;
-  const cells: CellSum[] = [];
+  const cells: DayCell[] = [];
+  const bounds = new Map<string, { from: number; to: number }>();
   let zoneFits = true;
   for (const entry of stored) {
     if (!Array.isArray(entry) || entry.length !== 9) return undefined;
@@ -60,9 +75,10 @@ export function decodeCells(stored: unknown): StoredCells | undefined {
     if (typeof day !== 'string' || !DAY.test(day) || typeof model !== 'string' || typeof endpoint !== 'string' || typeof repo !== 'string') return undefined;
     const decoded = decodeSums(sums);
     if (decoded === undefined || !isSortedSpeeds(prompt) || !isSortedSpeeds(generation)) return undefined;
-    const here = dayBounds(day);
+    let here = bounds.get(day);
+    if (here === undefined) bounds.set(day, (here = dayBounds(day)));
     if (here.from !== from || here.to !== to) zoneFits = false;
-    cells.push({ cell: { day, model, endpoint, repo }, sums: decoded, promptSpeeds: prompt, generationSpeeds: generation });
+    cells.push({ cell: { day, model, endpoint, repo }, sums: decoded, promptSpeeds: prompt, generationSpeeds: generation, ...here });
   }
   return { cells, zoneFits };
 }

@@ -5,9 +5,8 @@
  * be written back. The file layout and the caller ledger are usage-index.ts's.
  */
 import type { JobUsage } from './job-usage.js';
-import { cellSumsOf, encodeCell, type StoredCells } from './day-cells.js';
+import { cellSumsOf, encodeCell, type DayCell, type StoredCells } from './day-cells.js';
 import { decodeRow, encodeRow } from './index-rows.js';
-import type { CellSum } from './tally.js';
 
 /** Every job id is this long (`20261129-111500-7gk2mq4xrz9d`): the file keeps its ids as one string. */
 const ID_LENGTH = 28;
@@ -23,7 +22,7 @@ export interface MonthFile {
 
 /** The month's cells, when they sum exactly the month's settled jobs on file that are off the slot board. */
 export interface MonthCells {
-  readonly cells: readonly CellSum[];
+  readonly cells: readonly DayCell[];
   /** Jobs on file the cells do not hold (live, new, damaged): the report reads these one by one. */
   readonly uncovered: ReadonlySet<string>;
 }
@@ -74,6 +73,7 @@ function holds(ids: string, id: string): boolean {
 /** The on-file ids the stored ids lack, or undefined when a stored id is no longer on file. */
 function uncoveredOf(ids: string, onFile: readonly string[]): Set<string> | undefined {
   const uncovered = new Set<string>();
+  if (onFile.join('') === ids) return uncovered; // the usual month: one native comparison
   let next = 0;
   for (const id of onFile) {
     if (ids.startsWith(id, next)) next += ID_LENGTH;

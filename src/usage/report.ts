@@ -15,7 +15,7 @@ import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from
 import { comparison, type Comparison } from './estimate.js';
 import { readJobUsage, type JobUsage } from './job-usage.js';
 import type { IndexedMonth } from './indexed-month.js';
-import { createUsageTally, dayBounds, localDay, type CellSum, type Grouping, type UsageRow } from './tally.js';
+import { createUsageTally, localDay, type CellSum, type Grouping, type UsageRow } from './tally.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
@@ -61,14 +61,14 @@ function inWindow(createdAt: string, window: UsageWindow): boolean {
   return (window.since === undefined || at >= window.since.getTime()) && (window.until === undefined || at < window.until.getTime());
 }
 
-/** The ids of each month file, in order. */
-function byMonth(ids: readonly string[]): Map<string, string[]> {
-  const months = new Map<string, string[]>();
-  for (const id of ids) {
-    const key = monthOf(id);
-    let of = months.get(key);
-    if (of === undefined) months.set(key, (of = []));
-    of.push(id);
+/** The month file of each run of sorted ids, in order: `2026-12` and the ids that start `202612`. */
+function byMonth(ids: readonly string[]): Map<string, readonly string[]> {
+  const months = new Map<string, readonly string[]>();
+  for (let i = 0; i < ids.length; ) {
+    const yyyymm = (ids[i] as string).slice(0, 6);
+    const of = idsBetween(ids, yyyymm, `${yyyymm}~`);
+    months.set(monthOf(yyyymm), of);
+    i += of.length;
   }
   return months;
 }
@@ -97,7 +97,7 @@ function planMonth(month: IndexedMonth, onFile: readonly string[], live: Readonl
   const whole: CellSum[] = [];
   const cut = new Map<string, string[]>();
   for (const cell of found.cells) {
-    const { from, to } = dayBounds(cell.cell.day);
+    const { from, to } = cell;
     if (to <= since || from >= until) continue;
     if (since <= from && to <= until) whole.push(cell);
     else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, [...idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) })]);
@@ -119,7 +119,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
   for (const [key, ids] of byMonth(idsMaybeIn(all, window))) {
-    const month = await index.month(key);
+    const month = index.month(key);
     // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
     const onFile = idsBetween(all, key.replace('-', ''), `${key.replace('-', '')}~`);
     const plan = sink.addCell === undefined ? undefined : planMonth(month, onFile, live, window);

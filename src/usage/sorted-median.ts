@@ -54,7 +54,19 @@ function kth(lists: readonly (readonly number[])[], k: number): number {
   }
 }
 
-/** As `median` of the lists' values put together; every list is sorted ascending. */
+/** The k-th smallest value, given that `value` is the (k-1)-th: the same again, or the least above it. */
+function following(lists: readonly (readonly number[])[], value: number, k: number): number {
+  let upTo = 0;
+  let above = Infinity;
+  for (const list of lists) {
+    const i = bound(list, value, 0, list.length, true);
+    upTo += i;
+    if (i < list.length) above = Math.min(above, list[i] as number);
+  }
+  return upTo > k ? value : above;
+}
+
+/** The median of the lists' values put together (an even count: the mean of the middle two); each list is sorted ascending. */
 export function medianOfSorted(lists: readonly (readonly number[])[]): number | undefined {
   const full = lists.filter((l) => l.length > 0);
   const n = full.reduce((sum, l) => sum + l.length, 0);
@@ -64,5 +76,7 @@ export function medianOfSorted(lists: readonly (readonly number[])[]): number | 
     const only = full[0] as readonly number[];
     return n % 2 === 1 ? only[mid] : ((only[mid - 1] as number) + (only[mid] as number)) / 2;
   }
-  return n % 2 === 1 ? kth(full, mid) : (kth(full, mid - 1) + kth(full, mid)) / 2;
+  if (n % 2 === 1) return kth(full, mid);
+  const low = kth(full, mid - 1);
+  return (low + following(full, low, mid)) / 2;
 }

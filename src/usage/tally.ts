@@ -7,7 +7,7 @@ import type { ModelPrices } from '../config/prices.js';
 import { anthropicCostUsd, callerTokensCostUsd } from './estimate.js';
 import type { JobUsage } from './job-usage.js';
 import { medianOfSorted } from './sorted-median.js';
-import { addJobToSums, emptySums, mergeSums, type UsageSums } from './usage-sums.js';
+import { addJobToSums, emptySums, mergeSums, SUM, type UsageSums } from './usage-sums.js';
 
 export const GROUPINGS = ['day', 'week', 'month', 'model', 'endpoint', 'repo', 'job'] as const;
 export type Grouping = (typeof GROUPINGS)[number];
@@ -124,27 +124,28 @@ class RowSum {
   }
 
   row(key: string, prices: ModelPrices): UsageRow {
-    const s = this.sums;
-    const prompt = s.evaluated + s.cacheWritten + s.cached;
+    const sum = (at: number): number => this.sums[at] as number;
+    const prompt = sum(SUM.evaluated) + sum(SUM.cacheWritten) + sum(SUM.cached);
     // Work that did not succeed saved nothing; what the caller spent on it still counts.
-    const anthropicUsd = anthropicCostUsd({ evaluated: s.succeededEvaluated, cacheWritten: s.succeededCacheWritten, cached: s.succeededCached, output: s.succeededOutput }, prices);
-    const callerUsd = callerTokensCostUsd(s.callerRead, s.callerWritten, prices);
+    const succeeded = { evaluated: sum(SUM.succeededEvaluated), cacheWritten: sum(SUM.succeededCacheWritten), cached: sum(SUM.succeededCached), output: sum(SUM.succeededOutput) };
+    const anthropicUsd = anthropicCostUsd(succeeded, prices);
+    const callerUsd = callerTokensCostUsd(sum(SUM.callerRead), sum(SUM.callerWritten), prices);
     const sorted = (loose: number[]): number[] => [...loose].sort((a, b) => a - b);
     return {
       key,
-      jobs: { succeeded: s.succeeded, failed: s.failed, other: s.other },
-      turns: s.turns,
-      requests: s.requests,
-      evaluated: s.evaluated,
-      cacheWritten: s.cacheWritten,
-      cached: s.cached,
-      output: s.output,
-      cacheReuse: prompt > 0 ? s.cached / prompt : undefined,
-      gpuMs: Math.round(s.gpuMs),
-      verify: { jobs: s.verifyJobs, passed: s.verifyPassed, fixTurns: s.fixTurns, fixTokens: s.fixTokens },
+      jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
+      turns: sum(SUM.turns),
+      requests: sum(SUM.requests),
+      evaluated: sum(SUM.evaluated),
+      cacheWritten: sum(SUM.cacheWritten),
+      cached: sum(SUM.cached),
+      output: sum(SUM.output),
+      cacheReuse: prompt > 0 ? sum(SUM.cached) / prompt : undefined,
+      gpuMs: Math.round(sum(SUM.gpuMs)),
+      verify: { jobs: sum(SUM.verifyJobs), passed: sum(SUM.verifyPassed), fixTurns: sum(SUM.fixTurns), fixTokens: sum(SUM.fixTokens) },
       medianPromptTokensPerS: medianOfSorted([...this.promptLists, sorted(this.promptLoose)]),
       medianGenerationTokensPerS: medianOfSorted([...this.generationLists, sorted(this.generationLoose)]),
-      estimate: { anthropicUsd, callerReadTokens: s.callerRead, callerWrittenTokens: s.callerWritten, callerUsd, savedUsd: anthropicUsd - callerUsd },
+      estimate: { anthropicUsd, callerReadTokens: sum(SUM.callerRead), callerWrittenTokens: sum(SUM.callerWritten), callerUsd, savedUsd: anthropicUsd - callerUsd },
     };
   }
 }
@@ -159,6 +160,8 @@ export interface UsageTally {
 }
 
 export function createUsageTally(by: Grouping, prices: ModelPrices): UsageTally {
+  // Time keys are fixed-width digits, where code-unit order is the locale's; it spares loading ICU's collator (~5 ms).
+  const keyOrder = by === 'day' || by === 'week' || by === 'month' ? (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) : (a: string, b: string) => a.localeCompare(b);
   const groups = new Map<string, RowSum>();
   const all = new RowSum();
   const sumOf = (key: string): RowSum => {
@@ -178,7 +181,7 @@ export function createUsageTally(by: Grouping, prices: ModelPrices): UsageTally 
             sumOf(cellKey(cell.cell, by)).merge(cell);
             all.merge(cell);
           },
-    rows: () => [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, sum]) => sum.row(key, prices)),
+    rows: () => [...groups.entries()].sort(([a], [b]) => keyOrder(a, b)).map(([key, sum]) => sum.row(key, prices)),
     total: () => all.row('total', prices),
   };
 }
