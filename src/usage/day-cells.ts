@@ -5,26 +5,34 @@
  * carries the instants it ran from and to; a process in a zone where that day
  * starts or ends elsewhere does not use them (the month is summed again).
  */
-import type { JobUsage } from './job-usage.js';
+import { isJobId } from '../coord/job-id-shape.js';
+import type { JobUsage, UnreadableLog } from './job-usage.js';
 import { cellOf, dayBounds, type CellSum } from './tally.js';
 import { addJobToSums, decodeSums, emptySums } from './usage-sums.js';
+
+/** A cell's sums, and its jobs whose logs had unreadable lines: a report names them whether it reads them or the cell. */
+export interface SummedCell extends CellSum {
+  readonly unreadable: readonly UnreadableLog[];
+}
 
 interface Building {
   readonly cell: CellSum['cell'];
   readonly sums: CellSum['sums'];
   readonly promptSpeeds: number[];
   readonly generationSpeeds: number[];
+  readonly unreadable: UnreadableLog[];
 }
 
 /** The jobs' cells, each with its speeds sorted. */
-export function cellSumsOf(jobs: Iterable<JobUsage>): CellSum[] {
+export function cellSumsOf(jobs: Iterable<JobUsage>): SummedCell[] {
   const cells = new Map<string, Building>();
   for (const job of jobs) {
     const cell = cellOf(job);
     const key = JSON.stringify([cell.day, cell.model, cell.endpoint, cell.repo]);
     let sum = cells.get(key);
-    if (sum === undefined) cells.set(key, (sum = { cell, sums: emptySums(), promptSpeeds: [], generationSpeeds: [] }));
+    if (sum === undefined) cells.set(key, (sum = { cell, sums: emptySums(), promptSpeeds: [], generationSpeeds: [], unreadable: [] }));
     addJobToSums(sum.sums, job);
+    if (job.unreadableLines > 0 || job.halfWritten) sum.unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
     sum.promptSpeeds.push(...job.promptTokensPerS);
     sum.generationSpeeds.push(...job.generationTokensPerS);
   }
@@ -32,10 +40,11 @@ export function cellSumsOf(jobs: Iterable<JobUsage>): CellSum[] {
   return [...cells.values()].map((c) => ({ ...c, promptSpeeds: c.promptSpeeds.sort(ascending), generationSpeeds: c.generationSpeeds.sort(ascending) }));
 }
 
-/** A cell as stored: [day, from, to, model, endpoint, repo, sums, prompt speeds, generation speeds]. */
-export function encodeCell(c: CellSum): unknown[] {
+/** A cell as stored: [day, from, to, model, endpoint, repo, sums, prompt speeds, generation speeds, [[id, lines, half written 0/1]]]. */
+export function encodeCell(c: SummedCell): unknown[] {
   const { from, to } = dayBounds(c.cell.day);
-  return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, c.promptSpeeds, c.generationSpeeds];
+  const unreadable = c.unreadable.map((u) => [u.id, u.lines, u.halfWritten ? 1 : 0]);
+  return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, c.promptSpeeds, c.generationSpeeds, unreadable];
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -52,9 +61,20 @@ function isSortedSpeeds(xs: unknown): xs is number[] {
 }
 
 /** A stored cell, with the instants its day runs from and to (this process's, when the zone fits). */
-export interface DayCell extends CellSum {
+export interface DayCell extends SummedCell {
   readonly from: number;
   readonly to: number;
+}
+
+function decodeUnreadable(stored: unknown): UnreadableLog[] | undefined {
+  if (!Array.isArray(stored)) return undefined;
+  const jobs: UnreadableLog[] = [];
+  for (const entry of stored as unknown[]) {
+    const [id, lines, half] = Array.isArray(entry) ? (entry as unknown[]) : [];
+    if (typeof id !== 'string' || !isJobId(id) || typeof lines !== 'number' || !Number.isInteger(lines) || lines < 0 || (half !== 0 && half !== 1)) return undefined;
+    jobs.push({ id, lines, halfWritten: half === 1 });
+  }
+  return jobs;
 }
 
 export interface StoredCells {
@@ -70,15 +90,16 @@ export function decodeCells(stored: unknown): StoredCells | undefined {
   const bounds = new Map<string, { from: number; to: number }>();
   let zoneFits = true;
   for (const entry of stored) {
-    if (!Array.isArray(entry) || entry.length !== 9) return undefined;
-    const [day, from, to, model, endpoint, repo, sums, prompt, generation] = entry as unknown[];
+    if (!Array.isArray(entry) || entry.length !== 10) return undefined;
+    const [day, from, to, model, endpoint, repo, sums, prompt, generation, unreadableJobs] = entry as unknown[];
     if (typeof day !== 'string' || !DAY.test(day) || typeof model !== 'string' || typeof endpoint !== 'string' || typeof repo !== 'string') return undefined;
     const decoded = decodeSums(sums);
-    if (decoded === undefined || !isSortedSpeeds(prompt) || !isSortedSpeeds(generation)) return undefined;
+    const unreadable = decodeUnreadable(unreadableJobs);
+    if (decoded === undefined || !isSortedSpeeds(prompt) || !isSortedSpeeds(generation) || unreadable === undefined) return undefined;
     let here = bounds.get(day);
     if (here === undefined) bounds.set(day, (here = dayBounds(day)));
     if (here.from !== from || here.to !== to) zoneFits = false;
-    cells.push({ cell: { day, model, endpoint, repo }, sums: decoded, promptSpeeds: prompt, generationSpeeds: generation, ...here });
+    cells.push({ cell: { day, model, endpoint, repo }, sums: decoded, promptSpeeds: prompt, generationSpeeds: generation, unreadable, ...here });
   }
   return { cells, zoneFits };
 }

@@ -13,7 +13,8 @@ import { idsBetween } from '../jobs/job-id-listing.js';
 import { FINISHED } from '../jobs/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
 import { comparison, type Comparison } from './estimate.js';
-import { readJobUsage, type JobUsage } from './job-usage.js';
+import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
+import type { DayCell } from './day-cells.js';
 import type { IndexedMonth } from './indexed-month.js';
 import { createUsageTally, localDay, type CellSum, type Grouping, type UsageRow } from './tally.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
@@ -27,13 +28,6 @@ export interface UsageWindow {
   readonly since?: Date | undefined;
   /** Jobs created before this instant. */
   readonly until?: Date | undefined;
-}
-
-/** A job whose logs had lines that could not be read (not counted in the sums). */
-export interface UnreadableLog {
-  readonly id: string;
-  readonly lines: number;
-  readonly halfWritten: boolean;
 }
 
 export interface UsageReport {
@@ -81,7 +75,7 @@ export interface UsageSink {
 
 /** A month read from its cells: those of days wholly in the window, and what must be read job by job. */
 interface MonthPlan {
-  readonly whole: readonly CellSum[];
+  readonly whole: readonly DayCell[];
   /** Days the window starts or ends inside: their jobs are counted one by one. */
   readonly cutDays: ReadonlySet<string>;
   /** Jobs on file the cells do not hold. */
@@ -94,7 +88,7 @@ function planMonth(month: IndexedMonth, onFile: readonly string[], live: Readonl
   const found = month.cells(onFile, live);
   if (found === undefined) return undefined;
   const [since, until] = [window.since?.getTime() ?? -Infinity, window.until?.getTime() ?? Infinity];
-  const whole: CellSum[] = [];
+  const whole: DayCell[] = [];
   const cut = new Map<string, string[]>();
   for (const cell of found.cells) {
     const { from, to } = cell;
@@ -150,7 +144,10 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       }
       deliver(job);
     });
-    for (const cell of plan?.whole ?? []) sink.addCell?.(cell);
+    for (const cell of plan?.whole ?? []) {
+      sink.addCell?.(cell);
+      unreadable.push(...cell.unreadable);
+    }
     await month.save(onFile);
   }
   damaged.sort((a, b) => a.id.localeCompare(b.id));
