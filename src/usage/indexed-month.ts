@@ -36,8 +36,6 @@ export interface IndexedMonth {
   forget(id: string): void;
   /** The cells, if true of `onFile` (the month's ids on file, sorted) with `live` on the board; else undefined. */
   cells(onFile: readonly string[], live: ReadonlySet<string>): MonthCells | undefined;
-  /** Whether the jobs' rows could be read (false: the month is rebuilt, and its cells are not to be used). */
-  rowsIntact(): boolean;
   /** What to write back (jobs no longer in `onFile` dropped), or undefined when nothing needs writing. */
   contents(onFile: readonly string[], ledger: number, rewriteAnyway: boolean): { header: Record<string, unknown>; body: unknown } | undefined;
 }
@@ -88,13 +86,13 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
   let parsed: { strings: readonly string[]; rows: Map<string, unknown> } | undefined;
   const jobs = new Map<string, JobUsage>();
   let changed = found === undefined;
-  let intact = found !== undefined;
   let cellsUsed = false;
   const rows = (): Map<string, unknown> => {
     if (parsed !== undefined) return parsed.rows;
-    parsed = (found === undefined ? undefined : parseRows(found.body)) ?? { strings: [], rows: new Map() };
-    // Rows that are not exactly the jobs the first line names: the file is not one we wrote, and is rebuilt.
-    if (found !== undefined && [...parsed.rows.keys()].join('') !== found.ids) [intact, changed, parsed] = [false, true, { strings: [], rows: new Map() }];
+    const read = found === undefined ? undefined : parseRows(found.body);
+    // Rows we cannot read leave their jobs to be read from their files; the first line stays true of the jobs it names.
+    if (read === undefined) changed = true;
+    parsed = read ?? { strings: [], rows: new Map() };
     for (const id of noted) changed = parsed.rows.delete(id) || changed;
     return parsed.rows;
   };
@@ -123,7 +121,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
     },
     forget,
     cells(onFile, live) {
-      if (found === undefined || !intact) return undefined;
+      if (found === undefined) return undefined;
       if (!found.cells.zoneFits) {
         // Days of another time zone: the month is summed again from its rows, and written back for this zone.
         changed = true;
@@ -135,7 +133,6 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
       cellsUsed = true;
       return { cells: found.cells.cells, uncovered };
     },
-    rowsIntact: () => (rows(), intact),
     contents(onFile, ledger, rewriteAnyway) {
       // Cells in use were checked against the ids on file; otherwise a job gone from the jobs folder drops out here.
       if (!cellsUsed || parsed !== undefined) {

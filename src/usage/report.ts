@@ -96,7 +96,6 @@ function planMonth(month: IndexedMonth, onFile: readonly string[], live: Readonl
     if (since <= from && to <= until) whole.push(cell);
     else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, [...idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) })]);
   }
-  if (cut.size > 0 && !month.rowsIntact()) return undefined;
   const nearCut = new Set([...cut.values()].flat().filter((id) => !found.uncovered.has(id)));
   return { whole, cutDays: new Set(cut.keys()), uncovered: found.uncovered, nearCut };
 }
