@@ -17,7 +17,8 @@ export interface MonthFile {
   /** The ids of the jobs it holds, sorted, end to end. */
   readonly ids: string;
   readonly cells: StoredCells;
-  readonly body: Buffer;
+  /** The second line, read when a job's row is first asked for; undefined if the file was replaced since. */
+  body(): Buffer | undefined;
 }
 
 /** The month's cells, when they sum exactly the month's settled jobs on file that are off the slot board. */
@@ -41,7 +42,8 @@ export interface IndexedMonth {
 }
 
 /** The rows' line: each job's row by id, or undefined when it is not one we wrote. */
-function parseRows(body: Buffer): { strings: string[]; rows: Map<string, unknown> } | undefined {
+function parseRows(body: Buffer | undefined): { strings: string[]; rows: Map<string, unknown> } | undefined {
+  if (body === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
@@ -89,7 +91,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
   let cellsUsed = false;
   const rows = (): Map<string, unknown> => {
     if (parsed !== undefined) return parsed.rows;
-    const read = found === undefined ? undefined : parseRows(found.body);
+    const read = found === undefined ? undefined : parseRows(found.body());
     // Rows we cannot read leave their jobs to be read from their files; the first line stays true of the jobs it names.
     if (read === undefined) changed = true;
     parsed = read ?? { strings: [], rows: new Map() };

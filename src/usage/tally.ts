@@ -130,7 +130,7 @@ class RowSum {
     const succeeded = { evaluated: sum(SUM.succeededEvaluated), cacheWritten: sum(SUM.succeededCacheWritten), cached: sum(SUM.succeededCached), output: sum(SUM.succeededOutput) };
     const anthropicUsd = anthropicCostUsd(succeeded, prices);
     const callerUsd = callerTokensCostUsd(sum(SUM.callerRead), sum(SUM.callerWritten), prices);
-    const sorted = (loose: number[]): number[] => [...loose].sort((a, b) => a - b);
+    const withLoose = (lists: (readonly number[])[], loose: number[]): (readonly number[])[] => (loose.length === 0 ? lists : [...lists, [...loose].sort((a, b) => a - b)]);
     return {
       key,
       jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
@@ -143,8 +143,8 @@ class RowSum {
       cacheReuse: prompt > 0 ? sum(SUM.cached) / prompt : undefined,
       gpuMs: Math.round(sum(SUM.gpuMs)),
       verify: { jobs: sum(SUM.verifyJobs), passed: sum(SUM.verifyPassed), fixTurns: sum(SUM.fixTurns), fixTokens: sum(SUM.fixTokens) },
-      medianPromptTokensPerS: medianOfSorted([...this.promptLists, sorted(this.promptLoose)]),
-      medianGenerationTokensPerS: medianOfSorted([...this.generationLists, sorted(this.generationLoose)]),
+      medianPromptTokensPerS: medianOfSorted(withLoose(this.promptLists, this.promptLoose)),
+      medianGenerationTokensPerS: medianOfSorted(withLoose(this.generationLists, this.generationLoose)),
       estimate: { anthropicUsd, callerReadTokens: sum(SUM.callerRead), callerWrittenTokens: sum(SUM.callerWritten), callerUsd, savedUsd: anthropicUsd - callerUsd },
     };
   }

@@ -47,11 +47,15 @@ export interface UsageIndex {
   month(key: string): SavedMonth;
 }
 
+/** The first read of a month file: most first lines fit (a longer one costs a second read, of the whole file). */
+const FIRST_READ_BYTES = 64 * 1024;
+
 /**
- * A whole file from `from` on, or undefined when it is missing, not a regular file or over `max` bytes.
- * Read synchronously: a dozen small files, where the promise round trips cost a report more than the reads.
+ * Up to `length` bytes of a file from `from` on, with the file's identity, or undefined when it is missing,
+ * not a regular file or holds more than `max` bytes from there. Read synchronously: a dozen small files,
+ * where the promise round trips cost a report more than the reads.
  */
-function readBounded(path: string, from: number, max: number): Buffer | undefined {
+function readPart(path: string, from: number, length: number, max: number): { bytes: Buffer; size: number; identity: string } | undefined {
   let fd;
   try {
     fd = openSync(path, 'r');
@@ -61,8 +65,9 @@ function readBounded(path: string, from: number, max: number): Buffer | undefine
   try {
     const info = fstatSync(fd);
     if (!info.isFile() || info.size - from > max || info.size < from) return undefined;
-    const buffer = Buffer.allocUnsafe(info.size - from);
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, from));
+    const buffer = Buffer.allocUnsafe(Math.min(length, info.size - from));
+    const bytes = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, from));
+    return { bytes, size: info.size, identity: `${info.dev} ${info.ino} ${info.size} ${info.mtimeMs}` };
   } catch {
     return undefined;
   } finally {
@@ -70,13 +75,34 @@ function readBounded(path: string, from: number, max: number): Buffer | undefine
   }
 }
 
-/** A month file's first line parsed and its second kept, or undefined for one that is missing or damaged (then rebuilt). */
-function parseMonth(bytes: Buffer | undefined): MonthFile | undefined {
-  const newline = bytes?.indexOf(10) ?? -1;
-  if (bytes === undefined || newline === -1) return undefined;
+/**
+ * A month file's first line, and a way to its second that reads it only if the file is still the one read
+ * (rows of another writer's file are not mixed with this one's cells). Most reports never read the second.
+ */
+function readMonth(path: string): { first: Buffer; rest: () => Buffer | undefined } | undefined {
+  const start = readPart(path, 0, FIRST_READ_BYTES, MAX_MONTH_BYTES);
+  if (start === undefined) return undefined;
+  let newline = start.bytes.indexOf(10);
+  let bytes = start.bytes;
+  if (newline === -1 && bytes.length < start.size) {
+    const whole = readPart(path, 0, MAX_MONTH_BYTES, MAX_MONTH_BYTES);
+    if (whole === undefined || whole.identity !== start.identity) return undefined;
+    [bytes, newline] = [whole.bytes, whole.bytes.indexOf(10)];
+  }
+  if (newline === -1) return undefined;
+  const rest = (): Buffer | undefined => {
+    const after = readPart(path, newline + 1, MAX_MONTH_BYTES, MAX_MONTH_BYTES);
+    return after?.identity === start.identity ? after.bytes : undefined;
+  };
+  return { first: bytes.subarray(0, newline), rest };
+}
+
+/** A month file's first line parsed, or undefined for one that is missing or damaged (then rebuilt). */
+function parseMonth(read: ReturnType<typeof readMonth>): MonthFile | undefined {
+  if (read === undefined) return undefined;
   let json: unknown;
   try {
-    json = JSON.parse(bytes.toString('utf8', 0, newline));
+    json = JSON.parse(read.first.toString('utf8'));
   } catch {
     return undefined;
   }
@@ -84,13 +110,13 @@ function parseMonth(bytes: Buffer | undefined): MonthFile | undefined {
   const { v, ledger, ids, days } = json as { v?: unknown; ledger?: unknown; ids?: unknown; days?: unknown };
   if (v !== VERSION || !isCount(ledger) || typeof ids !== 'string') return undefined;
   const cells = decodeCells(days);
-  return cells === undefined ? undefined : { ledger, ids, cells, body: bytes.subarray(newline + 1) };
+  return cells === undefined ? undefined : { ledger, ids, cells, body: read.rest };
 }
 
 /** The job ids noted in the ledger from `from` on (a line cut short by a writer still at it is no id). */
 function notedSince(ledger: string, from: number, size: number): Set<string> | undefined {
   if (from === size) return new Set();
-  const bytes = readBounded(ledger, from, MAX_LEDGER_READ);
+  const bytes = readPart(ledger, from, MAX_LEDGER_READ, MAX_LEDGER_READ)?.bytes;
   if (bytes === undefined) return undefined;
   return new Set(bytes.toString('utf8').split('\n').filter(isJobId));
 }
@@ -106,7 +132,7 @@ export async function openUsageIndex(jobsRoot: string): Promise<UsageIndex> {
   return {
     month(key) {
       const file = join(dir, `${key}.json`);
-      const found = parseMonth(readBounded(file, 0, MAX_MONTH_BYTES));
+      const found = parseMonth(readMonth(file));
       // A ledger shorter than the file says was replaced: nothing it said can be trusted.
       const noted = found === undefined || found.ledger > ledgerSize ? undefined : notedSince(ledger, found.ledger, ledgerSize);
       const month = indexedMonth(noted === undefined ? undefined : found, noted ?? new Set());
