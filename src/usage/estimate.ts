@@ -13,7 +13,7 @@
  */
 import { DEFAULT_COMPARE_WITH, PRICES_AS_OF, PRICES_SOURCE, PUBLISHED_PRICES, type ModelPrices } from '../config/prices.js';
 import type { Defaults } from '../config/schema.js';
-import type { CallerBytes, TokenCounts } from './job-usage.js';
+import type { TokenCounts } from './job-usage.js';
 
 /**
  * Bytes per token for what the caller read and wrote: Anthropic quotes about 4
@@ -55,6 +55,7 @@ export function anthropicCostUsd(tokens: TokenCounts, p: ModelPrices): number {
   return (tokens.evaluated * p.input + tokens.cacheWritten * p.cache_write + tokens.cached * p.cache_read + tokens.output * p.output) / PER_MILLION;
 }
 
-export function callerCostUsd(caller: CallerBytes, p: ModelPrices): number {
-  return (callerTokens(caller.resultBytes) * p.cache_write + callerTokens(caller.argsBytes) * p.output) / PER_MILLION;
+/** What the caller's reading and writing cost, from the tokens `callerTokens` counts of each. */
+export function callerTokensCostUsd(readTokens: number, writtenTokens: number, p: ModelPrices): number {
+  return (readTokens * p.cache_write + writtenTokens * p.output) / PER_MILLION;
 }

@@ -56,6 +56,13 @@ export interface JobUsage {
   readonly halfWritten: boolean;
 }
 
+/** A job whose logs had lines that could not be read (not counted in the sums). */
+export interface UnreadableLog {
+  readonly id: string;
+  readonly lines: number;
+  readonly halfWritten: boolean;
+}
+
 function verifyUsage(record: JobRecord): JobUsage['verify'] {
   const v = record.verification;
   if (v === undefined) return undefined;

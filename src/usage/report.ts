@@ -13,8 +13,10 @@ import { idsBetween } from '../jobs/job-id-listing.js';
 import { FINISHED } from '../jobs/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
 import { comparison, type Comparison } from './estimate.js';
-import { readJobUsage, type JobUsage } from './job-usage.js';
-import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
+import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
+import type { DayCell } from './day-cells.js';
+import type { IndexedMonth } from './indexed-month.js';
+import { createUsageTally, localDay, type CellSum, type Grouping, type UsageRow } from './tally.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
@@ -26,13 +28,6 @@ export interface UsageWindow {
   readonly since?: Date | undefined;
   /** Jobs created before this instant. */
   readonly until?: Date | undefined;
-}
-
-/** A job whose logs had lines that could not be read (not counted in the sums). */
-export interface UnreadableLog {
-  readonly id: string;
-  readonly lines: number;
-  readonly halfWritten: boolean;
 }
 
 export interface UsageReport {
@@ -60,45 +55,79 @@ function inWindow(createdAt: string, window: UsageWindow): boolean {
   return (window.since === undefined || at >= window.since.getTime()) && (window.until === undefined || at < window.until.getTime());
 }
 
-/** The ids of each month file, in order. */
-function byMonth(ids: readonly string[]): Map<string, string[]> {
-  const months = new Map<string, string[]>();
-  for (const id of ids) {
-    const key = monthOf(id);
-    let of = months.get(key);
-    if (of === undefined) months.set(key, (of = []));
-    of.push(id);
+/** The month file of each run of sorted ids, in order: `2026-12` and the ids that start `202612`. */
+function byMonth(ids: readonly string[]): Map<string, readonly string[]> {
+  const months = new Map<string, readonly string[]>();
+  for (let i = 0; i < ids.length; ) {
+    const yyyymm = (ids[i] as string).slice(0, 6);
+    const of = idsBetween(ids, yyyymm, `${yyyymm}~`);
+    months.set(monthOf(yyyymm), of);
+    i += of.length;
   }
   return months;
 }
 
+/** Where the jobs of a report go: each job, or (without a `job` grouping) a cell's settled jobs summed at once. */
+export interface UsageSink {
+  add(job: JobUsage): void;
+  readonly addCell?: ((cell: CellSum) => void) | undefined;
+}
+
+/** A month read from its cells: those of days wholly in the window, and what must be read job by job. */
+interface MonthPlan {
+  readonly whole: readonly DayCell[];
+  /** Days the window starts or ends inside: their jobs are counted one by one. */
+  readonly cutDays: ReadonlySet<string>;
+  /** Jobs on file the cells do not hold. */
+  readonly uncovered: ReadonlySet<string>;
+  /** Jobs the cells hold that may be of a cut day (by their ids' time). */
+  readonly nearCut: ReadonlySet<string>;
+}
+
+function planMonth(month: IndexedMonth, onFile: readonly string[], live: ReadonlySet<string>, window: UsageWindow): MonthPlan | undefined {
+  const found = month.cells(onFile, live);
+  if (found === undefined) return undefined;
+  const [since, until] = [window.since?.getTime() ?? -Infinity, window.until?.getTime() ?? Infinity];
+  const whole: DayCell[] = [];
+  const cut = new Map<string, string[]>();
+  for (const cell of found.cells) {
+    const { from, to } = cell;
+    if (to <= since || from >= until) continue;
+    if (since <= from && to <= until) whole.push(cell);
+    else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, [...idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) })]);
+  }
+  const nearCut = new Set([...cut.values()].flat().filter((id) => !found.uncovered.has(id)));
+  return { whole, cutDays: new Set(cut.keys()), uncovered: found.uncovered, nearCut };
+}
+
 /**
- * Calls `onJob` for every job in the window, a month at a time; returns what could not be read. A settled
- * job (finished, off the slot board) comes from the usage index when it is there, and goes into it otherwise.
+ * Calls `sink` for every job in the window, a month at a time; returns what could not be read. A settled job
+ * (finished, off the slot board) comes from the usage index when it is there, and goes into it otherwise.
  */
-export async function forEachJobUsage(
-  store: JobStore,
-  window: UsageWindow,
-  onJob: (job: JobUsage) => void,
-): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
+export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink: UsageSink): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
   // In this order: the index (the ledger's size), the board, then the jobs' own files (src/usage/usage-index.ts).
   const index = await openUsageIndex(store.root);
   const live = new Set((await createSlotBoard(dirname(store.root)).read()).tickets.map((t) => t.job));
   const all = await store.ids();
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
-  const deliver = (job: JobUsage): void => {
-    if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
-    onJob(job);
-  };
   for (const [key, ids] of byMonth(idsMaybeIn(all, window))) {
-    const month = await index.month(key);
-    await forEachLimited(ids, READ_CONCURRENCY, async (id) => {
-      const indexed = live.has(id) ? undefined : month.cached(id);
-      if (indexed !== undefined) {
-        if (inWindow(indexed.createdAt, window)) deliver(indexed);
-        return;
-      }
+    const month = index.month(key);
+    // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
+    const onFile = idsBetween(all, key.replace('-', ''), `${key.replace('-', '')}~`);
+    const plan = sink.addCell === undefined ? undefined : planMonth(month, onFile, live, window);
+    /** In the window, and not already in a cell the report takes whole. */
+    const counted = (job: JobUsage): boolean =>
+      inWindow(job.createdAt, window) && (plan === undefined || plan.uncovered.has(job.id) || plan.cutDays.has(localDay(new Date(job.createdAt))));
+    const deliver = (job: JobUsage): void => {
+      if (!counted(job)) return;
+      if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
+      sink.add(job);
+    };
+    const toRead = plan === undefined ? ids : ids.filter((id) => plan.uncovered.has(id) || plan.nearCut.has(id));
+    await forEachLimited(toRead, READ_CONCURRENCY, async (id) => {
+      const indexed = live.has(id) || plan?.uncovered.has(id) === true ? undefined : month.cached(id);
+      if (indexed !== undefined) return deliver(indexed);
       let job: JobUsage;
       try {
         const record = await store.read(id);
@@ -114,8 +143,11 @@ export async function forEachJobUsage(
       }
       deliver(job);
     });
-    // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
-    await month.save(new Set(idsBetween(all, key.replace('-', ''), `${key.replace('-', '')}~`)));
+    for (const cell of plan?.whole ?? []) {
+      sink.addCell?.(cell);
+      unreadable.push(...cell.unreadable);
+    }
+    await month.save(onFile);
   }
   damaged.sort((a, b) => a.id.localeCompare(b.id));
   unreadable.sort((a, b) => a.id.localeCompare(b.id));
@@ -125,7 +157,7 @@ export async function forEachJobUsage(
 export async function buildUsageReport(store: JobStore, defaults: Pick<Defaults, 'prices' | 'compare_with'>, by: Grouping, window: UsageWindow): Promise<UsageReport> {
   const compared = comparison(defaults);
   const tally = createUsageTally(by, compared.prices);
-  const { damaged, unreadable } = await forEachJobUsage(store, window, (job) => tally.add(job));
+  const { damaged, unreadable } = await forEachJobUsage(store, window, tally);
   return {
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },

@@ -36,7 +36,7 @@ export async function statusFacts(stateDir: string, store: JobStore, projectDir:
 
   const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
   const tally = createUsageTally('day', comparison(defaults).prices);
-  await forEachJobUsage(store, { since: midnight }, (job) => tally.add(job));
+  await forEachJobUsage(store, { since: midnight }, tally);
   const total = tally.total();
   return {
     running: count(true),

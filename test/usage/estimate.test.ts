@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
-import { anthropicCostUsd, callerCostUsd, callerTokens, comparison } from '../../src/usage/estimate.js';
+import { anthropicCostUsd, callerTokens, callerTokensCostUsd, comparison } from '../../src/usage/estimate.js';
 import { makeTempDir, type TempDir } from '../config/temp-dir.js';
 
 const PRICES = { input: 3, cache_write: 3.75, cache_read: 0.3, output: 15 };
@@ -31,7 +31,7 @@ describe('price classes (hand-computed)', () => {
   it('the caller: 30,001 result bytes = 10,001 tokens at the cache-write $3.75/M, 3,000 argument bytes = 1,000 tokens at output $15/M', () => {
     expect(callerTokens(30_001)).toBe(10_001);
     // 10,001 × 3.75 / 1e6 = 0.03750375; 1,000 × 15 / 1e6 = 0.015
-    expect(callerCostUsd({ calls: 3, resultBytes: 30_001, argsBytes: 3000 }, PRICES)).toBeCloseTo(0.05250375, 12);
+    expect(callerTokensCostUsd(callerTokens(30_001), callerTokens(3000), PRICES)).toBeCloseTo(0.05250375, 12);
   });
 });
 

@@ -329,7 +329,8 @@ describe('localagents usage over real job records', () => {
     const damage = [
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100)), // cut short
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"succeeded"/, '"sucseeded"')), // edited
-      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^\{"v":1/, '{"v":99')), // another version
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^\{"v":\d+/, '{"v":99')), // another version
+      (file: string) => writeFileSync(file, `${readFileSync(file, 'utf8').split('\n')[0]}\n`), // the jobs' rows lost, the cells kept
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"ledger":\d+/, '"ledger":999999999')), // a ledger that was replaced
     ];
     for (const hurt of damage) {

@@ -1,0 +1,155 @@
+/**
+ * One month of the usage index in memory: its jobs' rows (parsed only when one is
+ * asked for), its cells (the same jobs summed by local day, trusted only while
+ * they sum exactly the jobs a report would read from here), and what changed, to
+ * be written back. The file layout and the caller ledger are usage-index.ts's.
+ */
+import type { JobUsage } from './job-usage.js';
+import { cellSumsOf, encodeCell, type DayCell, type StoredCells } from './day-cells.js';
+import { decodeRow, encodeRow } from './index-rows.js';
+
+/** Every job id is this long (`20261129-111500-7gk2mq4xrz9d`): the file keeps its ids as one string. */
+const ID_LENGTH = 28;
+
+/** A month file as read: the first line parsed, the rows' line kept as bytes. */
+export interface MonthFile {
+  readonly ledger: number;
+  /** The ids of the jobs it holds, sorted, end to end. */
+  readonly ids: string;
+  readonly cells: StoredCells;
+  /** The second line, read when a job's row is first asked for; undefined if the file was replaced since. */
+  body(): Buffer | undefined;
+}
+
+/** The month's cells, when they sum exactly the month's settled jobs on file that are off the slot board. */
+export interface MonthCells {
+  readonly cells: readonly DayCell[];
+  /** Jobs on file the cells do not hold (live, new, damaged): the report reads these one by one. */
+  readonly uncovered: ReadonlySet<string>;
+}
+
+export interface IndexedMonth {
+  /** The job's usage as indexed, unless the job is not indexed or its caller.jsonl grew since. */
+  cached(id: string): JobUsage | undefined;
+  /** Indexes a settled job's usage. */
+  remember(job: JobUsage): void;
+  /** Drops a job (its record is damaged or gone). */
+  forget(id: string): void;
+  /** The cells, if true of `onFile` (the month's ids on file, sorted) with `live` on the board; else undefined. */
+  cells(onFile: readonly string[], live: ReadonlySet<string>): MonthCells | undefined;
+  /** What to write back (jobs no longer in `onFile` dropped), or undefined when nothing needs writing. */
+  contents(onFile: readonly string[], ledger: number, rewriteAnyway: boolean): { header: Record<string, unknown>; body: unknown } | undefined;
+}
+
+/** The rows' line: each job's row by id, or undefined when it is not one we wrote. */
+function parseRows(body: Buffer | undefined): { strings: string[]; rows: Map<string, unknown> } | undefined {
+  if (body === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const { strings, jobs } = (typeof json === 'object' && json !== null ? json : {}) as { strings?: unknown; jobs?: unknown };
+  if (!Array.isArray(strings) || !strings.every((s) => typeof s === 'string') || !Array.isArray(jobs)) return undefined;
+  const rows = new Map<string, unknown>();
+  for (const row of jobs) rows.set(String(Array.isArray(row) ? row[0] : ''), row);
+  return { strings, rows };
+}
+
+/** Whether the sorted ids, end to end, hold `id`. */
+function holds(ids: string, id: string): boolean {
+  let [lo, hi] = [0, ids.length / ID_LENGTH];
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const at = ids.slice(mid * ID_LENGTH, (mid + 1) * ID_LENGTH);
+    if (at === id) return true;
+    if (at < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+/** The on-file ids the stored ids lack, or undefined when a stored id is no longer on file. */
+function uncoveredOf(ids: string, onFile: readonly string[]): Set<string> | undefined {
+  const uncovered = new Set<string>();
+  if (onFile.join('') === ids) return uncovered; // the usual month: one native comparison
+  let next = 0;
+  for (const id of onFile) {
+    if (ids.startsWith(id, next)) next += ID_LENGTH;
+    else if (next < ids.length && ids.slice(next, next + ID_LENGTH) < id) return undefined;
+    else uncovered.add(id);
+  }
+  return next === ids.length ? uncovered : undefined;
+}
+
+/** `found` is undefined for a month with no (usable) file; `noted` are the jobs whose caller.jsonl grew since it. */
+export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<string>): IndexedMonth {
+  let parsed: { strings: readonly string[]; rows: Map<string, unknown> } | undefined;
+  const jobs = new Map<string, JobUsage>();
+  let changed = found === undefined;
+  let cellsUsed = false;
+  const rows = (): Map<string, unknown> => {
+    if (parsed !== undefined) return parsed.rows;
+    const read = found === undefined ? undefined : parseRows(found.body());
+    // Rows we cannot read leave their jobs to be read from their files; the first line stays true of the jobs it names.
+    if (read === undefined) changed = true;
+    parsed = read ?? { strings: [], rows: new Map() };
+    for (const id of noted) changed = parsed.rows.delete(id) || changed;
+    return parsed.rows;
+  };
+  /** The job's row decoded; a row that is not one we wrote is dropped, and its job read from its files again. */
+  const decoded = (id: string): JobUsage | undefined => {
+    const row = rows().get(id);
+    if (row === undefined) return jobs.get(id);
+    rows().delete(id);
+    const job = decodeRow(row, parsed?.strings ?? []);
+    if (job === undefined) changed = true;
+    else jobs.set(id, job);
+    return job;
+  };
+  /** Drops a job's row, without parsing the rows for a job the file does not hold (a live or damaged one, each report). */
+  const dropRow = (id: string): boolean => (parsed !== undefined || (found !== undefined && holds(found.ids, id))) && rows().delete(id);
+  const forget = (id: string): void => {
+    const dropped = [dropRow(id), jobs.delete(id)].includes(true);
+    changed ||= dropped;
+  };
+  return {
+    cached: decoded,
+    remember(job) {
+      dropRow(job.id);
+      jobs.set(job.id, job);
+      changed = true;
+    },
+    forget,
+    cells(onFile, live) {
+      if (found === undefined) return undefined;
+      if (!found.cells.zoneFits) {
+        // Days of another time zone: the month is summed again from its rows, and written back for this zone.
+        changed = true;
+        return undefined;
+      }
+      if ([...noted, ...live].some((id) => holds(found.ids, id))) return undefined;
+      const uncovered = uncoveredOf(found.ids, onFile);
+      if (uncovered === undefined) return undefined;
+      cellsUsed = true;
+      return { cells: found.cells.cells, uncovered };
+    },
+    contents(onFile, ledger, rewriteAnyway) {
+      // Cells in use were checked against the ids on file; otherwise a job gone from the jobs folder drops out here.
+      if (!cellsUsed || parsed !== undefined) {
+        const existing = new Set(onFile);
+        for (const id of [...rows().keys(), ...jobs.keys()]) if (!existing.has(id)) forget(id);
+      }
+      if (!changed && !rewriteAnyway) return undefined;
+      for (const id of [...rows().keys()]) decoded(id);
+      const all = [...jobs.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+      const strings = new Map<string, number>();
+      const lines = all.map((job) => encodeRow(job, strings));
+      return {
+        header: { ledger, ids: all.map((j) => j.id).join(''), days: cellSumsOf(all).map(encodeCell) },
+        body: { strings: [...strings.keys()], jobs: lines },
+      };
+    },
+  };
+}

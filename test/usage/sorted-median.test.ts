@@ -1,0 +1,42 @@
+/**
+ * The median of sorted lists taken together, by selection, against sorting them
+ * all into one: lists of every length, with repeated values, odd and even counts.
+ */
+import { describe, expect, it } from 'vitest';
+import { medianOfSorted } from '../../src/usage/sorted-median.js';
+
+function sortedMedian(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** A fixed pseudo-random sequence, so a failure repeats. */
+function numbers(seed: number): () => number {
+  let x = seed;
+  return () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+}
+
+describe('medianOfSorted', () => {
+  it('is undefined for no values, and the value itself for one', () => {
+    expect(medianOfSorted([])).toBeUndefined();
+    expect(medianOfSorted([[], []])).toBeUndefined();
+    expect(medianOfSorted([[], [7.5]])).toBe(7.5);
+  });
+
+  it('equals the median of all the values sorted together, for 500 sets of lists', () => {
+    const next = numbers(42);
+    for (let round = 0; round < 500; round++) {
+      const lists = Array.from({ length: 1 + Math.floor(next() * 40) }, () =>
+        Array.from({ length: Math.floor(next() * 30) }, () => (next() < 0.3 ? Math.floor(next() * 5) : next() * 5000)).sort((a, b) => a - b),
+      );
+      expect(medianOfSorted(lists)).toBe(sortedMedian(lists.flat()));
+    }
+  });
+
+  it('takes the two middle values from different lists when the count is even', () => {
+    expect(medianOfSorted([[1, 10], [2, 3]])).toBe(2.5);
+    expect(medianOfSorted([[5, 5, 5], [5]])).toBe(5);
+  });
+});

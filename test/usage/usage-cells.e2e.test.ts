@@ -1,0 +1,212 @@
+/**
+ * The usage index's cells (a month's settled jobs summed by local day, model,
+ * endpoint and repo) against the jobs themselves: `localagents usage` is run on
+ * job folders written here, and every report is checked against sums this test
+ * computes from what it wrote, after the cells were written and then made stale:
+ * a new job, a removed one, caller bytes appended after a job ended, another
+ * time zone, a window that starts inside a day, a damaged month file.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { appendCallerEntry } from '../../src/jobs/caller-log.js';
+import { createJobStore } from '../../src/jobs/job-store.js';
+import { runCli } from '../cli/cli-process.js';
+import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
+
+interface Request {
+  readonly input: number;
+  readonly cached: number;
+  readonly output: number;
+  readonly ttfb: number;
+  readonly total: number;
+}
+
+interface Written {
+  readonly id: string;
+  readonly at: Date;
+  readonly status: 'succeeded' | 'failed';
+  readonly model: string;
+  readonly endpoint: string;
+  readonly repo: string;
+  readonly requests: readonly Request[];
+  callerBytes: number;
+}
+
+let dirs: E2EDirs;
+let jobs: Written[];
+
+const HOUR = 3_600_000;
+
+function writeJob(at: Date, n: number): Written {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const job: Written = {
+    id: `${stamp}-${String(n).padStart(12, '0')}`,
+    at,
+    status: n % 5 === 3 ? 'failed' : 'succeeded',
+    model: n % 3 === 0 ? 'model-b' : 'model-a',
+    endpoint: n % 2 === 0 ? 'gpu-a' : 'gpu-b',
+    repo: n % 4 === 1 ? '/work/other' : '/work/project',
+    // Speeds differ from request to request, so a median taken from the wrong jobs shows.
+    requests: Array.from({ length: 1 + (n % 3) }, (_, r) => ({ input: 1000 + 37 * n + r, cached: 5000 + n, output: 50 + 7 * r + (n % 11), ttfb: 200 + 13 * ((n + r) % 17), total: 2000 + 31 * n })),
+    callerBytes: 0,
+  };
+  const dir = join(dirs.state, 'jobs', job.id);
+  mkdirSync(dir, { recursive: true });
+  const iso = at.toISOString();
+  writeFileSync(join(dir, 'job.json'), JSON.stringify({
+    id: job.id, status: job.status, created_at: iso, started_at: iso, finished_at: iso, task_preview: 'a job', model: { requested: job.model, served: job.model, endpoint: job.endpoint },
+    cwd: job.repo, work_dir: job.repo, isolation: 'none', permission_mode: 'acceptEdits', max_turns: 10, timeout_s: 60, allowed_tools: [], disallowed_tools: [], num_turns: 2 + n, tool_calls: 0,
+    files_touched: [], usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 }, requests: job.requests.length, warnings: [], owner_pid: 999999,
+  }));
+  writeFileSync(join(dir, 'requests.jsonl'), job.requests.map((r, i) => `${JSON.stringify({
+    t: iso, request: i + 1, path: '/v1/messages', method: 'POST', status: 200, ttfb_ms: r.ttfb, total_ms: r.total, usage: { input_tokens: r.input, cache_read_input_tokens: r.cached, output_tokens: r.output },
+  })}\n`).join(''));
+  return job;
+}
+
+/** The local day of an instant in `zone`, by Intl (not by localagents). */
+const dayIn = (zone: string, at: Date): string => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+
+const KEYS: Record<string, (j: Written, zone: string) => string> = {
+  day: (j, zone) => dayIn(zone, j.at),
+  month: (j, zone) => dayIn(zone, j.at).slice(0, 7),
+  model: (j) => j.model,
+  endpoint: (j) => j.endpoint,
+  repo: (j) => j.repo,
+};
+
+function medianOf(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+interface Row {
+  key: string;
+  jobs: { succeeded: number; failed: number; other: number };
+  turns: number;
+  requests: number;
+  evaluated: number;
+  cached: number;
+  output: number;
+  median_prompt_tokens_per_s: number | null;
+  median_generation_tokens_per_s: number | null;
+  estimate: { caller_read_tokens: number };
+}
+
+/** The rows a report should have, from the jobs this test wrote. */
+function expected(by: string, zone: string, sinceMs = -Infinity): Row[] {
+  const rows = new Map<string, Row & { prompt: number[]; gen: number[] }>();
+  for (const j of jobs.filter((x) => x.at.getTime() >= sinceMs)) {
+    const key = KEYS[by]!(j, zone);
+    const row = rows.get(key) ?? { key, jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, median_prompt_tokens_per_s: null, median_generation_tokens_per_s: null, estimate: { caller_read_tokens: 0 }, prompt: [], gen: [] };
+    rows.set(key, row);
+    row.jobs[j.status]++;
+    row.turns += 2 + Number(j.id.slice(-12));
+    row.estimate.caller_read_tokens += Math.ceil(j.callerBytes / 3);
+    for (const r of j.requests) {
+      row.requests++;
+      row.evaluated += r.input;
+      row.cached += r.cached;
+      row.output += r.output;
+      row.prompt.push(r.input / (r.ttfb / 1000));
+      row.gen.push(r.output / ((r.total - r.ttfb) / 1000));
+    }
+  }
+  return [...rows.values()].sort((a, b) => a.key.localeCompare(b.key)).map(({ prompt, gen, ...row }) => ({ ...row, median_prompt_tokens_per_s: medianOf(prompt), median_generation_tokens_per_s: medianOf(gen) }));
+}
+
+async function report(zone: string, ...args: string[]): Promise<Row[]> {
+  const r = await runCli(['--config', dirs.config, 'usage', '--json', ...args], { cwd: dirs.repo, env: serverEnv(dirs, { TZ: zone }) });
+  expect(r.code, r.stderr).toBe(0);
+  const rows = (JSON.parse(r.stdout) as { rows: Row[] }).rows;
+  return rows.map((x) => ({ key: x.key, jobs: x.jobs, turns: x.turns, requests: x.requests, evaluated: x.evaluated, cached: x.cached, output: x.output, median_prompt_tokens_per_s: x.median_prompt_tokens_per_s ?? null, median_generation_tokens_per_s: x.median_generation_tokens_per_s ?? null, estimate: { caller_read_tokens: x.estimate.caller_read_tokens } }));
+}
+
+const indexDir = (): string => join(dirs.state, 'usage-index');
+const monthFiles = (): string[] => readdirSync(indexDir()).filter((n) => /^\d{4}-\d{2}\.json$/.test(n)).map((n) => join(indexDir(), n));
+
+beforeEach(() => {
+  dirs = makeDirs();
+  writeConfig(dirs, 'endpoints: {}\n');
+  // Three months of jobs, every 7 hours, so days start and end in every zone's hours.
+  const start = Date.UTC(2026, 8, 28, 1, 30);
+  jobs = Array.from({ length: 120 }, (_, n) => writeJob(new Date(start + n * 7 * HOUR), n));
+});
+
+describe('usage from the index cells', () => {
+  it('the report reads the cells: a sum edited in a month file shows in it', async () => {
+    await report('UTC', '--by', 'day'); // writes the index
+    const file = monthFiles()[0]!;
+    const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+    const header = JSON.parse(first!) as { days: unknown[][] };
+    const cell = header.days[0]!;
+    (cell[6] as number[])[4]! += 1000; // the requests of the first cell
+    writeFileSync(file, [JSON.stringify(header), ...rest].join('\n'));
+    const rows = await report('UTC', '--by', 'day');
+    const want = expected('day', 'UTC');
+    const edited = rows.find((r) => r.key === cell[0])!;
+    expect(edited.requests).toBe(want.find((r) => r.key === cell[0])!.requests + 1000);
+  });
+
+  for (const by of ['day', 'month', 'model', 'endpoint', 'repo']) {
+    it(`--by ${by}: the report from the cells is the jobs' own, medians exact`, async () => {
+      expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the jobs' files
+      expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the cells
+    });
+  }
+
+  it('a new job on a day already summed is counted, and a removed one drops out', async () => {
+    await report('UTC', '--by', 'day');
+    jobs.push(writeJob(new Date(jobs[40]!.at.getTime() + HOUR), 900));
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+    const gone = jobs.splice(41, 1)[0]!;
+    rmSync(join(dirs.state, 'jobs', gone.id), { recursive: true });
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+    expect(await report('UTC', '--by', 'model')).toEqual(expected('model', 'UTC'));
+  });
+
+  it('caller bytes appended after a job ended are counted though its day was summed', async () => {
+    await report('UTC', '--by', 'day');
+    const job = jobs[10]!;
+    await appendCallerEntry(createJobStore(dirs.state), job.id, { t: new Date().toISOString(), tool: 'job_status', args_bytes: 30, result_bytes: 3001 });
+    job.callerBytes += 3001;
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the cells written again
+  });
+
+  it('another time zone gets its own days, not the ones the cells were summed by', async () => {
+    await report('UTC', '--by', 'day');
+    expect(expected('day', 'Asia/Kolkata')).not.toEqual(expected('day', 'UTC'));
+    for (const zone of ['Asia/Kolkata', 'America/New_York', 'UTC', 'Asia/Kolkata']) {
+      expect(await report(zone, '--by', 'day')).toEqual(expected('day', zone));
+      expect(await report(zone, '--by', 'month')).toEqual(expected('month', zone));
+    }
+  });
+
+  it('a window that starts inside a day counts that day job by job', async () => {
+    // Jobs every hour up to half an hour ago; the window starts near noon UTC two days back, inside a day in both zones.
+    rmSync(join(dirs.state, 'jobs'), { recursive: true });
+    const now = Date.now();
+    jobs = Array.from({ length: 90 }, (_, n) => writeJob(new Date(now - 0.5 * HOUR - n * HOUR), 200 + n));
+    const today = new Date(now).setUTCHours(0, 0, 0, 0);
+    const span = `${Math.floor((now - (today - 2 * 24 * HOUR + 12 * HOUR)) / HOUR)}h`;
+    for (const zone of ['UTC', 'America/New_York']) {
+      await report(zone, '--by', 'day');
+      const since = now - Number.parseInt(span, 10) * HOUR;
+      const rows = await report(zone, '--by', 'day', '--since', span);
+      expect(rows).toEqual(expected('day', zone, since));
+      const count = (r: Row | undefined): number => (r === undefined ? 0 : r.jobs.succeeded + r.jobs.failed);
+      expect(count(rows[0])).toBeLessThan(count(expected('day', zone).find((r) => r.key === rows[0]!.key))); // the first day is cut
+      expect(await report(zone, '--by', 'repo', '--since', span)).toEqual(expected('repo', zone, since));
+    }
+  });
+
+  it('a damaged month file is rebuilt from the jobs', async () => {
+    await report('UTC', '--by', 'day');
+    for (const [i, file] of monthFiles().entries()) writeFileSync(file, ['{garbage', '', '{"v":2,"ledger":0,"ids":"x","days":[]}\n{}\n'][i % 3]!);
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+  });
+});
