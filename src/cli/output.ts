@@ -5,11 +5,47 @@
  * redacted on its way out, and its control characters escaped (it quotes model
  * servers and models: an ESC sequence there must show, not act).
  */
+import { writeSync } from 'node:fs';
+import { isErrno } from '../errors.js';
 import { printableLines } from '../printable.js';
 import { redactDeep, redactSecrets } from '../secrets/redact.js';
 
+let stdoutStream = false;
+let readerGone = false;
+
+/**
+ * Text to stdout with write(2) itself, not through process.stdout: making that stream loads node:net for a pipe,
+ * ~2 ms of a status line's start (BENCHMARKS.md, part 9). Every CLI write to stdout comes here, so their order
+ * holds. A reader that went away (EPIPE) gets nothing more; a descriptor that takes no write now (EAGAIN: left
+ * non-blocking by another program) gets this and every later text through the stream, which waits for it.
+ */
+function writeStdout(text: string): void {
+  if (readerGone) return;
+  if (stdoutStream) {
+    process.stdout.write(text);
+    return;
+  }
+  const bytes = Buffer.from(text, 'utf8');
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(1, bytes, written);
+  } catch (err) {
+    if (isErrno(err, 'EPIPE') || isErrno(err, 'EIO')) {
+      readerGone = true;
+      return;
+    }
+    if (!isErrno(err, 'EAGAIN')) throw err;
+    stdoutStream = true;
+    // A closed terminal (SIGHUP, a dead pipe) must not crash the process that hosts a job.
+    process.stdout.on('error', () => {
+      readerGone = true;
+    });
+    process.stdout.write(bytes.subarray(written));
+  }
+}
+
 export function print(text: string): void {
-  process.stdout.write(printableLines(redactSecrets(text.endsWith('\n') ? text : `${text}\n`)));
+  writeStdout(printableLines(redactSecrets(text.endsWith('\n') ? text : `${text}\n`)));
 }
 
 /** camelCase → snake_case for identifier-like keys; ids and paths (with '/', '.', ':' or '-') stay as they are. */
@@ -25,7 +61,7 @@ export function snakeCaseKeys(value: unknown): unknown {
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(redactDeep(snakeCaseKeys(value)), null, 2)}\n`);
+  writeStdout(`${JSON.stringify(redactDeep(snakeCaseKeys(value)), null, 2)}\n`);
 }
 
 export function printError(message: string, hint?: string): void {
@@ -53,18 +89,11 @@ export interface Terminal {
 export function processTerminal(): Terminal {
   const stdin = process.stdin;
   const stdout = process.stdout;
-  let broken = false;
-  // A closed terminal (SIGHUP, a dead pipe) must not crash the process that hosts a job.
-  stdout.on('error', () => {
-    broken = true;
-  });
   return {
     isTty: stdout.isTTY,
     interactive: stdout.isTTY && stdin.isTTY,
     columns: () => (stdout.isTTY && stdout.columns > 0 ? stdout.columns : 80),
-    write(text) {
-      if (!broken) stdout.write(redactSecrets(text));
-    },
+    write: (text) => writeStdout(redactSecrets(text)),
     readKey(signal) {
       if (!stdin.isTTY || signal?.aborted) return Promise.resolve(undefined);
       return new Promise((resolve) => {

@@ -46,7 +46,7 @@ function writeJob(at: Date, n: number): Written {
     status: n % 5 === 3 ? 'failed' : 'succeeded',
     model: n % 3 === 0 ? 'model-b' : 'model-a',
     endpoint: n % 2 === 0 ? 'gpu-a' : 'gpu-b',
-    repo: n % 4 === 1 ? '/work/other' : '/work/project',
+    repo: n % 4 === 1 ? '/home/dev/other' : '/home/dev/project',
     // Speeds differ from request to request, so a median taken from the wrong jobs shows.
     requests: Array.from({ length: 1 + (n % 3) }, (_, r) => ({ input: 1000 + 37 * n + r, cached: 5000 + n, output: 50 + 7 * r + (n % 11), ttfb: 200 + 13 * ((n + r) % 17), total: 2000 + 31 * n })),
     callerBytes: 0,
