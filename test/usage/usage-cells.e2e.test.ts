@@ -13,6 +13,7 @@ import { appendCallerEntry } from '../../src/jobs/caller-log.js';
 import { createJobStore } from '../../src/jobs/job-store.js';
 import { runCli } from '../cli/cli-process.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
+import { plainMedian } from './plain-median.js';
 
 interface Request {
   readonly input: number;
@@ -76,12 +77,6 @@ const KEYS: Record<string, (j: Written, zone: string) => string> = {
   repo: (j) => j.repo,
 };
 
-function medianOf(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const s = [...values].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
 interface Row {
   key: string;
   jobs: { succeeded: number; failed: number; other: number };
@@ -114,7 +109,7 @@ function expected(by: string, zone: string, sinceMs = -Infinity): Row[] {
       row.gen.push(r.output / ((r.total - r.ttfb) / 1000));
     }
   }
-  return [...rows.values()].sort((a, b) => a.key.localeCompare(b.key)).map(({ prompt, gen, ...row }) => ({ ...row, median_prompt_tokens_per_s: medianOf(prompt), median_generation_tokens_per_s: medianOf(gen) }));
+  return [...rows.values()].sort((a, b) => a.key.localeCompare(b.key)).map(({ prompt, gen, ...row }) => ({ ...row, median_prompt_tokens_per_s: plainMedian(prompt), median_generation_tokens_per_s: plainMedian(gen) }));
 }
 
 async function report(zone: string, ...args: string[]): Promise<Row[]> {

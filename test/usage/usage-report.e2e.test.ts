@@ -16,6 +16,7 @@ import { runCli } from '../cli/cli-process.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
+import { plainMedian } from './plain-median.js';
 
 const PEG = 'Failed to parse input at pos 12: <tool_call>';
 let dirs: E2EDirs;
@@ -158,12 +159,6 @@ const keyOf: Record<string, (j: DiskJob) => string> = {
   job: (j) => j.id,
 };
 
-function medianOf(values: number[]): number | null {
-  if (values.length === 0) return null;
-  const s = [...values].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
-
 /** The rows, from job.json and requests.jsonl, read here with JSON.parse and nothing of localagents. */
 function expectedRows(by: string, sinceMs = 0): Expected[] {
   const rows = new Map<string, Expected>();
@@ -243,7 +238,7 @@ function checkRows(actual: JsonRow[], expected: Expected[]): void {
     });
     const prompt = e.evaluated + e.cached;
     expect(a.cache_reuse ?? null).toEqual(prompt > 0 ? e.cached / prompt : null);
-    const [mp, mg] = [medianOf(e.promptSpeeds), medianOf(e.genSpeeds)];
+    const [mp, mg] = [plainMedian(e.promptSpeeds), plainMedian(e.genSpeeds)];
     if (mp === null) expect(a.median_prompt_tokens_per_s ?? null).toBeNull();
     else expect(a.median_prompt_tokens_per_s).toBeCloseTo(mp, 6);
     if (mg === null) expect(a.median_generation_tokens_per_s ?? null).toBeNull();
