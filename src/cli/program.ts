@@ -12,7 +12,7 @@ import { BadArgumentError } from '../errors.js';
 import { HTTP_TOKEN_ENV, TRANSPORTS, type ServeOptions } from './commands/serve-options.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
-import type { ReadCommand, ReadOptionValues } from './read-command.js';
+import { usageError, type ReadCommand, type ReadOptionValues } from './read-command.js';
 
 export type { CliContext } from './context.js';
 
@@ -25,7 +25,7 @@ function oneLineUsageErrors(command: Command, name: string): void {
   command.configureOutput({ outputError: () => undefined });
   command.exitOverride((err: CommanderError) => {
     if (err.exitCode === 0) return;
-    throw new BadArgumentError('usage', err.message.replace(/^error: /, ''), { hint: `${name} --help shows the options and examples.` });
+    throw usageError(name, err.message.replace(/^error: /, ''));
   });
 }
 

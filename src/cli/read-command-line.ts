@@ -6,48 +6,39 @@
  * Anything else (--help, other root options, other commands) is commander's: src/cli/run.ts.
  */
 import { parseArgs } from 'node:util';
-import { BadArgumentError } from '../errors.js';
 import { JOBS_COMMAND, SHOW_COMMAND } from './commands/jobs.js';
 import { STATUSLINE_COMMAND } from './commands/statusline.js';
 import { USAGE_COMMAND } from './commands/usage.js';
 import type { CliContext } from './context.js';
 import { exitCodeFor } from './exit-code.js';
-import { optionName, type ReadCommand, type ReadOptionValues } from './read-command.js';
+import { optionName, usageError, type ReadCommand, type ReadOptionValues } from './read-command.js';
 
 export { createLogger } from '../log.js';
 
-/** `[--config FILE | --config=FILE] NAME …` without --help: the command lines this door reads. */
-const READ_COMMAND_NAMES = ['jobs', 'show', 'usage', 'statusline'] as const;
-type ReadCommandName = (typeof READ_COMMAND_NAMES)[number];
+/** The commands this door reads, by name. */
+const READ_COMMANDS: ReadonlyMap<string, ReadCommand> = new Map([JOBS_COMMAND, SHOW_COMMAND, USAGE_COMMAND, STATUSLINE_COMMAND].map((c) => [c.name, c]));
 
 interface ReadInvocation {
-  readonly name: ReadCommandName;
+  readonly command: ReadCommand;
   readonly configPath: string | undefined;
   /** The arguments after the command's name. */
   readonly rest: readonly string[];
 }
 
-const isReadCommandName = (name: string | undefined): name is ReadCommandName => (READ_COMMAND_NAMES as readonly (string | undefined)[]).includes(name);
-
+/** `[--config FILE | --config=FILE] NAME …` without --help: the command lines this door reads. */
 export function readInvocation(args: readonly string[]): ReadInvocation | undefined {
   let configPath: string | undefined;
   let at = 0;
   if (args[0] === '--config' && args.length > 2) [configPath, at] = [args[1], 2];
   else if (args[0]?.startsWith('--config=') === true) [configPath, at] = [args[0].slice('--config='.length), 1];
-  const name = args[at];
+  const command = READ_COMMANDS.get(args[at] ?? '');
   const rest = args.slice(at + 1);
-  if (!isReadCommandName(name) || rest.some((a) => a === '--help' || a === '-h')) return undefined;
-  return { name, configPath, rest };
-}
-
-const READ_COMMANDS: Readonly<Record<ReadCommandName, ReadCommand>> = { jobs: JOBS_COMMAND, show: SHOW_COMMAND, usage: USAGE_COMMAND, statusline: STATUSLINE_COMMAND };
-
-/** What commander would say for the same mistake (src/cli/program.ts words its errors the same way). */
-function usageError(command: ReadCommand, message: string): BadArgumentError {
-  return new BadArgumentError('usage', message, { hint: `localagents ${command.name} --help shows the options and examples.` });
+  if (command === undefined || rest.some((a) => a === '--help' || a === '-h')) return undefined;
+  return { command, configPath, rest };
 }
 
 function parseRest(command: ReadCommand, rest: readonly string[]): { argument: string | undefined; options: ReadOptionValues } {
+  const mistake = (message: string): Error => usageError(`localagents ${command.name}`, message);
   const described = new Map(command.options.map((o) => [optionName(o).name, o]));
   const { tokens } = parseArgs({
     args: [...rest],
@@ -62,22 +53,22 @@ function parseRest(command: ReadCommand, rest: readonly string[]): { argument: s
     if (token.kind === 'positional') operands.push(token.value);
     if (token.kind !== 'option') continue;
     const option = described.get(token.name);
-    if (option === undefined || !token.rawName.startsWith('--')) throw usageError(command, `unknown option '${token.rawName}'`);
+    if (option === undefined || !token.rawName.startsWith('--')) throw mistake(`unknown option '${token.rawName}'`);
     const takes = optionName(option).value !== undefined;
     if (!takes) {
-      if (token.value !== undefined) throw usageError(command, `unknown option '${token.rawName}=${token.value}'`);
+      if (token.value !== undefined) throw mistake(`unknown option '${token.rawName}=${token.value}'`);
       options[token.name] = true;
       continue;
     }
-    if (token.value === undefined) throw usageError(command, `option '${option.flags}' argument missing`);
+    if (token.value === undefined) throw mistake(`option '${option.flags}' argument missing`);
     if (option.choices !== undefined && !option.choices.includes(token.value)) {
-      throw usageError(command, `option '${option.flags}' argument '${token.value}' is invalid. Allowed choices are ${option.choices.join(', ')}.`);
+      throw mistake(`option '${option.flags}' argument '${token.value}' is invalid. Allowed choices are ${option.choices.join(', ')}.`);
     }
     options[token.name] = token.value;
   }
   const wanted = command.argument === undefined ? 0 : 1;
-  if (operands.length < wanted) throw usageError(command, `missing required argument '${command.argument?.name ?? ''}'`);
-  if (operands.length > wanted) throw usageError(command, `too many arguments for '${command.name}'. Expected ${wanted} argument${wanted === 1 ? '' : 's'} but got ${operands.length}.`);
+  if (operands.length < wanted) throw mistake(`missing required argument '${command.argument?.name ?? ''}'`);
+  if (operands.length > wanted) throw mistake(`too many arguments for '${command.name}'. Expected ${wanted} argument${wanted === 1 ? '' : 's'} but got ${operands.length}.`);
   return { argument: operands[0], options };
 }
 
@@ -85,7 +76,7 @@ function parseRest(command: ReadCommand, rest: readonly string[]): { argument: s
 export async function runReadCommand(ctx: CliContext, args: readonly string[]): Promise<number | undefined> {
   const invocation = readInvocation(args);
   if (invocation === undefined) return undefined;
-  const command = READ_COMMANDS[invocation.name];
+  const { command } = invocation;
   try {
     const { argument, options } = parseRest(command, invocation.rest);
     await command.run(ctx, invocation.configPath, argument, options);

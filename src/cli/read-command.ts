@@ -5,6 +5,7 @@
  * Node's own parseArgs), and the same description gives them to commander for
  * --help and for a command line only commander reads (src/cli/program.ts).
  */
+import { BadArgumentError } from '../errors.js';
 import type { CliContext } from './context.js';
 
 export interface ReadOption {
@@ -33,4 +34,9 @@ export interface ReadCommand {
 export function optionName(option: ReadOption): { readonly name: string; readonly value: string | undefined } {
   const [long = '', value] = option.flags.split(' ');
   return { name: long.replace(/^--/, ''), value: value?.replace(/^<|>$/g, '') };
+}
+
+/** A usage mistake (`localagents jobs` for `commandLine`) as both doors word it: one line, then where the help is. */
+export function usageError(commandLine: string, message: string): BadArgumentError {
+  return new BadArgumentError('usage', message, { hint: `${commandLine} --help shows the options and examples.` });
 }

@@ -80,6 +80,6 @@ describe('the read commands\' door and commander', () => {
     expect(readInvocation(['--port', '1', 'jobs'])).toBeUndefined();
     expect(readInvocation(['models'])).toBeUndefined();
     expect(readInvocation(['--config'])).toBeUndefined();
-    expect(readInvocation(['--config=a.yaml', 'show', 'last'])).toEqual({ name: 'show', configPath: 'a.yaml', rest: ['last'] });
+    expect(readInvocation(['--config=a.yaml', 'show', 'last'])).toMatchObject({ command: { name: 'show' }, configPath: 'a.yaml', rest: ['last'] });
   });
 });
