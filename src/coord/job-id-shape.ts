@@ -4,6 +4,9 @@
  */
 const JOB_ID = /^\d{8}-\d{6}-[0-9a-z]{12}$/;
 
+/** Every job id is this long: files that keep many ids keep them end to end or one a line. */
+export const JOB_ID_LENGTH = 28;
+
 export function isJobId(value: string): boolean {
   return JOB_ID.test(value);
 }

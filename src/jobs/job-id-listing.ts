@@ -11,7 +11,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isJobId } from '../coord/job-id-shape.js';
+import { isJobId, JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
 import { isErrno } from '../errors.js';
 import { pathError } from '../path-errors.js';
@@ -41,7 +41,6 @@ async function folderTime(jobsRoot: string): Promise<FolderTime | undefined> {
   }
 }
 
-const ID_LENGTH = 28;
 /** What a listing's ids are made of: no `/` or `.`, so none can name a path outside the jobs folder. */
 const ID_CHARACTERS = /^[0-9a-z\n-]*$/;
 
@@ -60,10 +59,10 @@ async function readListing(file: string, header: string): Promise<string[] | und
     return undefined;
   }
   const body = text.slice(header.length + 1);
-  if (!text.startsWith(`${header}\n`) || body.length % (ID_LENGTH + 1) !== 0 || !ID_CHARACTERS.test(body)) return undefined;
+  if (!text.startsWith(`${header}\n`) || body.length % (JOB_ID_LENGTH + 1) !== 0 || !ID_CHARACTERS.test(body)) return undefined;
   const ids = body.split('\n');
   ids.pop(); // the empty string after the last newline
-  return ids.every((id) => id.length === ID_LENGTH) ? ids : undefined;
+  return ids.every((id) => id.length === JOB_ID_LENGTH) ? ids : undefined;
 }
 
 async function readFolder(jobsRoot: string): Promise<string[]> {

@@ -4,12 +4,11 @@
  * they sum exactly the jobs a report would read from here), and what changed, to
  * be written back. The file layout and the caller ledger are usage-index.ts's.
  */
+import { JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 import type { JobUsage } from './job-usage.js';
 import { cellSumsOf, encodeCell, type DayCell, type StoredCells } from './day-cells.js';
 import { decodeRow, encodeRow } from './index-rows.js';
 
-/** Every job id is this long (`20261129-111500-7gk2mq4xrz9d`): the file keeps its ids as one string. */
-const ID_LENGTH = 28;
 
 /** A month file as read: the first line parsed, the rows' line kept as bytes. */
 export interface MonthFile {
@@ -59,10 +58,10 @@ function parseRows(body: Buffer | undefined): { strings: string[]; rows: Map<str
 
 /** Whether the sorted ids, end to end, hold `id`. */
 function holds(ids: string, id: string): boolean {
-  let [lo, hi] = [0, ids.length / ID_LENGTH];
+  let [lo, hi] = [0, ids.length / JOB_ID_LENGTH];
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const at = ids.slice(mid * ID_LENGTH, (mid + 1) * ID_LENGTH);
+    const at = ids.slice(mid * JOB_ID_LENGTH, (mid + 1) * JOB_ID_LENGTH);
     if (at === id) return true;
     if (at < id) lo = mid + 1;
     else hi = mid;
@@ -76,8 +75,8 @@ function uncoveredOf(ids: string, onFile: readonly string[]): Set<string> | unde
   if (onFile.join('') === ids) return uncovered; // the usual month: one native comparison
   let next = 0;
   for (const id of onFile) {
-    if (ids.startsWith(id, next)) next += ID_LENGTH;
-    else if (next < ids.length && ids.slice(next, next + ID_LENGTH) < id) return undefined;
+    if (ids.startsWith(id, next)) next += JOB_ID_LENGTH;
+    else if (next < ids.length && ids.slice(next, next + JOB_ID_LENGTH) < id) return undefined;
     else uncovered.add(id);
   }
   return next === ids.length ? uncovered : undefined;
