@@ -11,10 +11,10 @@
  * 0600); an entry that is damaged, foreign or stale is ignored and replaced by the
  * next full load.
  */
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
+import { readRegularFile } from '../coord/regular-file.js';
 import { checkShape, type Shape } from '../json-shape.js';
 import { fileSignature } from './file-signature.js';
 import type { LoadConfigOptions } from './load.js';
@@ -65,9 +65,7 @@ const cachedShape: Shape = {
 /** The entries of the cache that are whole; a damaged one is dropped, the others kept. */
 async function readCache(file: string): Promise<Cached[]> {
   try {
-    const text = await readFile(file, 'utf8');
-    if (text.length > MAX_CACHE_BYTES) return [];
-    const json: unknown = JSON.parse(text);
+    const json: unknown = JSON.parse((await readRegularFile(file, { maxBytes: MAX_CACHE_BYTES })).toString('utf8'));
     if (!Array.isArray(json)) return [];
     return json.flatMap((entry) => {
       const checked = checkShape<Cached>(entry, cachedShape);

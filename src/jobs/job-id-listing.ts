@@ -9,10 +9,11 @@
  * rule); a busy folder is read whole until it settles. The file is a cache: missing, damaged, too big or of
  * another folder, it is ignored and rewritten; writing it is best effort.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isJobId, JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
+import { readRegularFile } from '../coord/regular-file.js';
 import { isErrno } from '../errors.js';
 import { pathError } from '../path-errors.js';
 import { usageIndexDir } from './caller-log.js';
@@ -52,9 +53,7 @@ const ID_CHARACTERS = /^[0-9a-z\n-]*$/;
 async function readListing(file: string, header: string): Promise<string[] | undefined> {
   let text: string;
   try {
-    const info = await stat(file);
-    if (!info.isFile() || info.size > MAX_LISTING_BYTES) return undefined;
-    text = await readFile(file, 'utf8');
+    text = (await readRegularFile(file, { maxBytes: MAX_LISTING_BYTES })).toString('utf8');
   } catch {
     return undefined;
   }

@@ -21,6 +21,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
+import { STATE_FILE_FLAGS } from '../coord/regular-file.js';
 import { isJobId } from '../coord/job-id-shape.js';
 import { callerLedgerFile, usageIndexDir } from '../jobs/caller-log.js';
 import { decodeCells } from './day-cells.js';
@@ -58,7 +59,7 @@ const FIRST_READ_BYTES = 64 * 1024;
 function readPart(path: string, from: number, length: number, max: number): { bytes: Buffer; size: number; identity: string } | undefined {
   let fd;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, STATE_FILE_FLAGS);
   } catch {
     return undefined;
   }
