@@ -26,13 +26,13 @@ export const privateTempPrefix = (path: string): string => join(dirname(path), `
  * Replaces `path` with `text` through a fresh 0600 temp file and a rename: readers see old or new, never half,
  * and a process that had the old (maybe looser) file open cannot read the new text through it.
  */
-export async function writePrivateFile(path: string, text: string): Promise<void> {
+export async function writePrivateFile(path: string, text: string | Uint8Array): Promise<void> {
   const tmp = ownedFileName(privateTempPrefix(path), 'tmp');
   try {
     const handle = await open(tmp, 'wx', PRIVATE_FILE_MODE);
     try {
       await handle.chmod(PRIVATE_FILE_MODE); // a umask cannot widen it, but an inherited ACL default can
-      await handle.writeFile(text, 'utf8');
+      await handle.writeFile(text);
       await handle.sync();
     } finally {
       await handle.close();

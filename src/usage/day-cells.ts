@@ -8,6 +8,8 @@
 import { isJobId } from '../coord/job-id-shape.js';
 import type { JobUsage, UnreadableLog } from './job-usage.js';
 import { cellOf, dayBounds, type CellSum } from './tally.js';
+import type { SortedSpeeds } from './sorted-median.js';
+import { decodeSpeeds, encodeSpeeds } from './stored-speeds.js';
 import { addJobToSums, decodeSums, emptySums } from './usage-sums.js';
 
 /** A cell's sums, and its jobs whose logs had unreadable lines: a report names them whether it reads them or the cell. */
@@ -23,6 +25,8 @@ interface Building {
   readonly unreadable: UnreadableLog[];
 }
 
+const ascending = (a: number, b: number): number => a - b;
+
 /** The jobs' cells, each with its speeds sorted. */
 export function cellSumsOf(jobs: Iterable<JobUsage>): SummedCell[] {
   const cells = new Map<string, Building>();
@@ -36,29 +40,32 @@ export function cellSumsOf(jobs: Iterable<JobUsage>): SummedCell[] {
     sum.promptSpeeds.push(...job.promptTokensPerS);
     sum.generationSpeeds.push(...job.generationTokensPerS);
   }
-  const ascending = (a: number, b: number): number => a - b;
   return [...cells.values()].map((c) => ({ ...c, promptSpeeds: c.promptSpeeds.sort(ascending), generationSpeeds: c.generationSpeeds.sort(ascending) }));
 }
 
-/** A cell as stored: [day, from, to, model, endpoint, repo, sums, prompt speeds, generation speeds, [[id, lines, half written 0/1]]]. */
-export function encodeCell(c: SummedCell): unknown[] {
-  const { from, to } = dayBounds(c.cell.day);
-  const unreadable = c.unreadable.map((u) => [u.id, u.lines, u.halfWritten ? 1 : 0]);
-  return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, c.promptSpeeds, c.generationSpeeds, unreadable];
+/** A cell's speeds and the month's, merged: a row that takes every cell of a month takes one list, not one a day. */
+export interface MonthSpeeds {
+  readonly promptSpeeds: SortedSpeeds;
+  readonly generationSpeeds: SortedSpeeds;
+}
+
+/**
+ * The month's cells as stored: each cell as [day, from, to, model, endpoint, repo, sums, [prompt speeds,
+ * generation speeds] (how many), [[id, lines, half written 0/1]]], and as floats (stored-speeds.ts) each cell's
+ * prompt then generation speeds, then all the month's prompt speeds and all its generation speeds.
+ */
+export function encodeCells(cells: readonly SummedCell[]): { days: unknown[]; speeds: Buffer } {
+  const days = cells.map((c) => {
+    const { from, to } = dayBounds(c.cell.day);
+    const unreadable = c.unreadable.map((u) => [u.id, u.lines, u.halfWritten ? 1 : 0]);
+    return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, [c.promptSpeeds.length, c.generationSpeeds.length], unreadable];
+  });
+  const month = (of: (c: SummedCell) => SortedSpeeds): Float64Array => Float64Array.from(cells.flatMap((c) => Array.from(of(c)))).sort();
+  const lists = [...cells.flatMap((c) => [c.promptSpeeds, c.generationSpeeds]), month((c) => c.promptSpeeds), month((c) => c.generationSpeeds)];
+  return { days, speeds: encodeSpeeds(lists) };
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-function isSortedSpeeds(xs: unknown): xs is number[] {
-  if (!Array.isArray(xs)) return false;
-  let last = 0;
-  for (const x of xs as unknown[]) {
-    // Finite and not below the one before (the first not below 0): NaN and Infinity fail one of the two.
-    if (typeof x !== 'number' || !(x >= last) || x === Infinity) return false;
-    last = x;
-  }
-  return true;
-}
 
 /** A stored cell, with the instants its day runs from and to (this process's, when the zone fits). */
 export interface DayCell extends SummedCell {
@@ -77,29 +84,49 @@ function decodeUnreadable(stored: unknown): UnreadableLog[] | undefined {
   return jobs;
 }
 
+const isLength = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
 export interface StoredCells {
   readonly cells: DayCell[];
+  /** Every cell's speeds together. */
+  readonly month: MonthSpeeds;
   /** Every stored day starts and ends where it does in this process's time zone. */
   readonly zoneFits: boolean;
 }
 
-/** Stored cells, or undefined for a list that is not one we wrote. */
-export function decodeCells(stored: unknown): StoredCells | undefined {
+/** Stored cells, or undefined for cells or speeds that are not ones we wrote. */
+export function decodeCells(stored: unknown, speeds: Buffer): StoredCells | undefined {
   if (!Array.isArray(stored)) return undefined;
-  const cells: DayCell[] = [];
+  const found: Array<Omit<DayCell, 'promptSpeeds' | 'generationSpeeds'>> = [];
+  const lengths: number[] = [];
+  let [prompts, generations] = [0, 0];
   const bounds = new Map<string, { from: number; to: number }>();
   let zoneFits = true;
-  for (const entry of stored) {
-    if (!Array.isArray(entry) || entry.length !== 10) return undefined;
-    const [day, from, to, model, endpoint, repo, sums, prompt, generation, unreadableJobs] = entry as unknown[];
+  // Fields by index, not by destructuring: until the code is optimised, that allocates at every field of ~400 cells.
+  for (let i = 0; i < stored.length; i++) {
+    const entry: unknown = stored[i];
+    if (!Array.isArray(entry) || entry.length !== 9) return undefined;
+    const day: unknown = entry[0];
+    const model: unknown = entry[3];
+    const endpoint: unknown = entry[4];
+    const repo: unknown = entry[5];
+    const counts: unknown = entry[7];
     if (typeof day !== 'string' || !DAY.test(day) || typeof model !== 'string' || typeof endpoint !== 'string' || typeof repo !== 'string') return undefined;
-    const decoded = decodeSums(sums);
-    const unreadable = decodeUnreadable(unreadableJobs);
-    if (decoded === undefined || !isSortedSpeeds(prompt) || !isSortedSpeeds(generation) || unreadable === undefined) return undefined;
+    const sums = decodeSums(entry[6]);
+    const unreadable = decodeUnreadable(entry[8]);
+    const prompt: unknown = Array.isArray(counts) && counts.length === 2 ? counts[0] : undefined;
+    const generation: unknown = Array.isArray(counts) ? counts[1] : undefined;
+    if (sums === undefined || !isLength(prompt) || !isLength(generation) || unreadable === undefined) return undefined;
     let here = bounds.get(day);
     if (here === undefined) bounds.set(day, (here = dayBounds(day)));
-    if (here.from !== from || here.to !== to) zoneFits = false;
-    cells.push({ cell: { day, model, endpoint, repo }, sums: decoded, promptSpeeds: prompt, generationSpeeds: generation, unreadable, ...here });
+    if (here.from !== entry[1] || here.to !== entry[2]) zoneFits = false;
+    found.push({ cell: { day, model, endpoint, repo }, sums, unreadable, from: here.from, to: here.to });
+    lengths.push(prompt, generation);
+    prompts += prompt;
+    generations += generation;
   }
-  return { cells, zoneFits };
+  const lists = decodeSpeeds(speeds, [...lengths, prompts, generations]);
+  if (lists === undefined) return undefined;
+  const cells = found.map((c, i) => ({ ...c, promptSpeeds: lists[2 * i] as Float64Array, generationSpeeds: lists[2 * i + 1] as Float64Array }));
+  return { cells, month: { promptSpeeds: lists[2 * found.length] as Float64Array, generationSpeeds: lists[2 * found.length + 1] as Float64Array }, zoneFits };
 }

@@ -9,8 +9,8 @@ import { CALLER_BYTES_PER_TOKEN } from './estimate.js';
 
 export function compactCount(n: number): string {
   if (n < 1000) return String(Math.round(n));
-  const [value, unit] = n < 1e6 ? [n / 1e3, 'k'] : n < 1e9 ? [n / 1e6, 'M'] : [n / 1e9, 'G'];
-  return `${Number(value.toPrecision(3))}${unit}`;
+  const scale = n < 1e6 ? 1e3 : n < 1e9 ? 1e6 : 1e9;
+  return `${Number((n / scale).toPrecision(3))}${scale === 1e3 ? 'k' : scale === 1e6 ? 'M' : 'G'}`;
 }
 
 /** `~$3.90`, `-~$0.12`, `<$0.01`: an estimate, at two significant digits. */

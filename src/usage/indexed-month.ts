@@ -6,23 +6,32 @@
  */
 import { JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 import type { JobUsage } from './job-usage.js';
-import { cellSumsOf, encodeCell, type DayCell, type StoredCells } from './day-cells.js';
+import { cellSumsOf, encodeCells, type DayCell, type MonthSpeeds, type StoredCells } from './day-cells.js';
 import { decodeRow, encodeRow } from './index-rows.js';
 
 
-/** A month file as read: the first line parsed, the rows' line kept as bytes. */
+/** A month file as read: the first line parsed with the cells' speeds, the rows read when first asked for. */
 export interface MonthFile {
   readonly ledger: number;
   /** The ids of the jobs it holds, sorted, end to end. */
   readonly ids: string;
   readonly cells: StoredCells;
-  /** The second line, read when a job's row is first asked for; undefined if the file was replaced since. */
+  /** The rows' line, read when a job's row is first asked for; undefined if the file was replaced since. */
   body(): Buffer | undefined;
+}
+
+/** A month file's parts: its first line's fields, its cells' speeds, and its jobs' rows. */
+export interface MonthContents {
+  readonly header: Record<string, unknown>;
+  readonly speeds: Buffer;
+  readonly body: unknown;
 }
 
 /** The month's cells, when they sum exactly the month's settled jobs on file that are off the slot board. */
 export interface MonthCells {
   readonly cells: readonly DayCell[];
+  /** Every cell's speeds together. */
+  readonly month: MonthSpeeds;
   /** Jobs on file the cells do not hold (live, new, damaged): the report reads these one by one. */
   readonly uncovered: ReadonlySet<string>;
 }
@@ -37,7 +46,7 @@ export interface IndexedMonth {
   /** The cells, if true of `onFile` (the month's ids on file, sorted) with `live` on the board; else undefined. */
   cells(onFile: readonly string[], live: ReadonlySet<string>): MonthCells | undefined;
   /** What to write back (jobs no longer in `onFile` dropped), or undefined when nothing needs writing. */
-  contents(onFile: readonly string[], ledger: number, rewriteAnyway: boolean): { header: Record<string, unknown>; body: unknown } | undefined;
+  contents(onFile: readonly string[], ledger: number, rewriteAnyway: boolean): MonthContents | undefined;
 }
 
 /** The rows' line: each job's row by id, or undefined when it is not one we wrote. */
@@ -132,7 +141,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
       const uncovered = uncoveredOf(found.ids, onFile);
       if (uncovered === undefined) return undefined;
       cellsUsed = true;
-      return { cells: found.cells.cells, uncovered };
+      return { cells: found.cells.cells, month: found.cells.month, uncovered };
     },
     contents(onFile, ledger, rewriteAnyway) {
       // Cells in use were checked against the ids on file; otherwise a job gone from the jobs folder drops out here.
@@ -145,10 +154,8 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
       const all = [...jobs.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
       const strings = new Map<string, number>();
       const lines = all.map((job) => encodeRow(job, strings));
-      return {
-        header: { ledger, ids: all.map((j) => j.id).join(''), days: cellSumsOf(all).map(encodeCell) },
-        body: { strings: [...strings.keys()], jobs: lines },
-      };
+      const { days, speeds } = encodeCells(cellSumsOf(all));
+      return { header: { ledger, ids: all.map((j) => j.id).join(''), days }, speeds, body: { strings: [...strings.keys()], jobs: lines } };
     },
   };
 }

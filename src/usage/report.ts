@@ -14,9 +14,9 @@ import { FINISHED } from '../jobs/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
 import { comparison, type Comparison } from './estimate.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
-import type { DayCell } from './day-cells.js';
+import type { DayCell, MonthSpeeds } from './day-cells.js';
 import type { IndexedMonth } from './indexed-month.js';
-import { createUsageTally, localDay, type CellSum, type Grouping, type UsageRow } from './tally.js';
+import { createUsageTally, localDay, type CellBatch, type Grouping, type UsageRow } from './tally.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
@@ -67,15 +67,17 @@ function byMonth(ids: readonly string[]): Map<string, readonly string[]> {
   return months;
 }
 
-/** Where the jobs of a report go: each job, or (without a `job` grouping) a cell's settled jobs summed at once. */
+/** Where the jobs of a report go: each job, or (without a `job` grouping) cells of settled jobs summed at once. */
 export interface UsageSink {
   add(job: JobUsage): void;
-  readonly addCell?: ((cell: CellSum) => void) | undefined;
+  readonly addCells?: ((batch: CellBatch) => void) | undefined;
 }
 
 /** A month read from its cells: those of days wholly in the window, and what must be read job by job. */
 interface MonthPlan {
   readonly whole: readonly DayCell[];
+  /** All the month's speeds, when the report takes every one of its cells whole. */
+  readonly merged: MonthSpeeds | undefined;
   /** Days the window starts or ends inside: their jobs are counted one by one. */
   readonly cutDays: ReadonlySet<string>;
   /** Jobs on file the cells do not hold. */
@@ -97,7 +99,8 @@ function planMonth(month: IndexedMonth, onFile: readonly string[], live: Readonl
     else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, [...idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) })]);
   }
   const nearCut = new Set([...cut.values()].flat().filter((id) => !found.uncovered.has(id)));
-  return { whole, cutDays: new Set(cut.keys()), uncovered: found.uncovered, nearCut };
+  const merged = whole.length === found.cells.length ? found.month : undefined;
+  return { whole, merged, cutDays: new Set(cut.keys()), uncovered: found.uncovered, nearCut };
 }
 
 /**
@@ -115,7 +118,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
     const month = index.month(key);
     // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
     const onFile = idsBetween(all, key.replace('-', ''), `${key.replace('-', '')}~`);
-    const plan = sink.addCell === undefined ? undefined : planMonth(month, onFile, live, window);
+    const plan = sink.addCells === undefined ? undefined : planMonth(month, onFile, live, window);
     /** In the window, and not already in a cell the report takes whole. */
     const counted = (job: JobUsage): boolean =>
       inWindow(job.createdAt, window) && (plan === undefined || plan.uncovered.has(job.id) || plan.cutDays.has(localDay(new Date(job.createdAt))));
@@ -143,9 +146,9 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       }
       deliver(job);
     });
-    for (const cell of plan?.whole ?? []) {
-      sink.addCell?.(cell);
-      unreadable.push(...cell.unreadable);
+    if (plan !== undefined) {
+      sink.addCells?.({ cells: plan.whole, merged: plan.merged });
+      for (const cell of plan.whole) unreadable.push(...cell.unreadable);
     }
     await month.save(onFile);
   }

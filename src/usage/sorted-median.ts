@@ -2,10 +2,16 @@
  * The exact median of several sorted lists taken together, without merging them:
  * a year of per-request speeds kept sorted per day gives the year's median by
  * selection (each round drops a quarter of what is left), not by sorting it all.
+ * The lists come from the usage index unchecked value by value (checking 100,000
+ * stored speeds costs a report more than the rest of it), so a list out of order
+ * gives a wrong median, never a loop that does not end.
  */
 
+/** A list of speeds, ascending: an array, or a view of a month file's stored speeds. */
+export type SortedSpeeds = ArrayLike<number>;
+
 /** First index in [lo, hi) whose value is not below `v` (`orEqual`: above `v`). */
-function bound(list: readonly number[], v: number, lo: number, hi: number, orEqual: boolean): number {
+function bound(list: SortedSpeeds, v: number, lo: number, hi: number, orEqual: boolean): number {
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     const x = list[mid] as number;
@@ -16,46 +22,58 @@ function bound(list: readonly number[], v: number, lo: number, hi: number, orEqu
 }
 
 /** The weighted median of the ranges' middle values: at least a quarter of what is left is on each side of it. */
-function pivotOf(lists: readonly (readonly number[])[], lo: number[], hi: number[]): number {
-  const middles: Array<[number, number]> = [];
-  let left = 0;
-  for (const [i, list] of lists.entries()) {
-    const n = (hi[i] as number) - (lo[i] as number);
-    if (n > 0) middles.push([list[((lo[i] as number) + (hi[i] as number)) >> 1] as number, n]);
-    left += n;
+function pivotOf(lists: readonly SortedSpeeds[], lo: Int32Array, hi: Int32Array, left: number, middles: Float64Array): number {
+  const order: number[] = [];
+  for (let i = 0; i < lists.length; i++) {
+    if (hi[i] === lo[i]) continue;
+    middles[i] = (lists[i] as SortedSpeeds)[((lo[i] as number) + (hi[i] as number)) >> 1] as number;
+    order.push(i);
   }
-  middles.sort((a, b) => a[0] - b[0]);
+  order.sort((a, b) => (middles[a] as number) - (middles[b] as number));
   let weight = 0;
-  for (const [value, n] of middles) {
-    weight += n;
-    if (weight * 2 >= left) return value;
+  for (const i of order) {
+    weight += (hi[i] as number) - (lo[i] as number);
+    if (weight * 2 >= left) return middles[i] as number;
   }
-  return (middles[middles.length - 1] as [number, number])[0];
+  return middles[order[order.length - 1] as number] as number;
 }
 
 /** The k-th smallest (from 0) of all the lists' values; k is below their total length. */
-function kth(lists: readonly (readonly number[])[], k: number): number {
-  const lo = lists.map(() => 0);
-  const hi = lists.map((l) => l.length);
+function kth(lists: readonly SortedSpeeds[], k: number): number {
+  const m = lists.length;
+  const lo = new Int32Array(m);
+  const hi = Int32Array.from(lists, (l) => l.length);
+  const below = new Int32Array(m);
+  const upTo = new Int32Array(m);
+  const middles = new Float64Array(m);
+  let left = hi.reduce((n, h) => n + h, 0);
   for (;;) {
-    const pivot = pivotOf(lists, lo, hi);
-    const below = lists.map((l, i) => bound(l, pivot, lo[i] as number, hi[i] as number, false));
-    const upTo = lists.map((l, i) => bound(l, pivot, below[i] as number, hi[i] as number, true));
-    const nBelow = below.reduce((n, b, i) => n + b - (lo[i] as number), 0);
-    const nUpTo = upTo.reduce((n, u, i) => n + u - (lo[i] as number), 0);
+    const pivot = pivotOf(lists, lo, hi, left, middles);
+    let [nBelow, nUpTo] = [0, 0];
+    for (let i = 0; i < m; i++) {
+      const list = lists[i] as SortedSpeeds;
+      below[i] = bound(list, pivot, lo[i] as number, hi[i] as number, false);
+      upTo[i] = bound(list, pivot, below[i] as number, hi[i] as number, true);
+      nBelow += (below[i] as number) - (lo[i] as number);
+      nUpTo += (upTo[i] as number) - (lo[i] as number);
+    }
+    if (k >= nBelow && k < nUpTo) return pivot;
+    const before = left;
     if (k < nBelow) {
-      for (const [i, b] of below.entries()) hi[i] = b;
-    } else if (k < nUpTo) {
-      return pivot;
+      hi.set(below);
+      left = nBelow;
     } else {
       k -= nUpTo;
-      for (const [i, u] of upTo.entries()) lo[i] = u;
+      lo.set(upTo);
+      left -= nUpTo;
     }
+    // Sorted lists always drop the pivot's own value; lists that dropped nothing are out of order.
+    if (left === before) return pivot;
   }
 }
 
 /** The k-th smallest value, given that `value` is the (k-1)-th: the same again, or the least above it. */
-function following(lists: readonly (readonly number[])[], value: number, k: number): number {
+function following(lists: readonly SortedSpeeds[], value: number, k: number): number {
   let upTo = 0;
   let above = Infinity;
   for (const list of lists) {
@@ -67,13 +85,13 @@ function following(lists: readonly (readonly number[])[], value: number, k: numb
 }
 
 /** The median of the lists' values put together (an even count: the mean of the middle two); each list is sorted ascending. */
-export function medianOfSorted(lists: readonly (readonly number[])[]): number | undefined {
+export function medianOfSorted(lists: readonly SortedSpeeds[]): number | undefined {
   const full = lists.filter((l) => l.length > 0);
   const n = full.reduce((sum, l) => sum + l.length, 0);
   if (n === 0) return undefined;
   const mid = n >> 1;
   if (full.length === 1) {
-    const only = full[0] as readonly number[];
+    const only = full[0] as SortedSpeeds;
     return n % 2 === 1 ? only[mid] : ((only[mid - 1] as number) + (only[mid] as number)) / 2;
   }
   if (n % 2 === 1) return kth(full, mid);

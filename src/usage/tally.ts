@@ -6,7 +6,7 @@
 import type { ModelPrices } from '../config/prices.js';
 import { anthropicCostUsd, callerTokensCostUsd } from './estimate.js';
 import type { JobUsage } from './job-usage.js';
-import { medianOfSorted } from './sorted-median.js';
+import { medianOfSorted, type SortedSpeeds } from './sorted-median.js';
 import { addJobToSums, emptySums, mergeSums, SUM, type UsageSums } from './usage-sums.js';
 
 export const GROUPINGS = ['day', 'week', 'month', 'model', 'endpoint', 'repo', 'job'] as const;
@@ -59,7 +59,9 @@ export function localDay(at: Date): string {
 
 /** The local midnight that starts a calendar day (`2026-12-02`), and the one after it: the day as an interval. */
 export function dayBounds(day: string): { from: number; to: number } {
-  const [y, m, d] = [Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))];
+  const y = Number(day.slice(0, 4));
+  const m = Number(day.slice(5, 7)) - 1;
+  const d = Number(day.slice(8, 10));
   return { from: new Date(y, m, d).getTime(), to: new Date(y, m, d + 1).getTime() };
 }
 
@@ -99,15 +101,23 @@ export interface CellSum {
   readonly cell: UsageCell;
   readonly sums: UsageSums;
   /** The jobs' per-request speeds, sorted ascending. */
-  readonly promptSpeeds: readonly number[];
-  readonly generationSpeeds: readonly number[];
+  readonly promptSpeeds: SortedSpeeds;
+  readonly generationSpeeds: SortedSpeeds;
+}
+
+type SpeedLists = Pick<CellSum, 'promptSpeeds' | 'generationSpeeds'>;
+
+/** Cells a report takes whole (from one month file), with all their speeds merged when it holds the month's every cell. */
+export interface CellBatch {
+  readonly cells: readonly CellSum[];
+  readonly merged: SpeedLists | undefined;
 }
 
 class RowSum {
   readonly sums = emptySums();
-  /** Sorted lists (one per cell merged), and the speeds of jobs added one by one. */
-  readonly promptLists: (readonly number[])[] = [];
-  readonly generationLists: (readonly number[])[] = [];
+  /** Sorted lists (one per cell, or per month of cells), and the speeds of jobs added one by one. */
+  readonly promptLists: SortedSpeeds[] = [];
+  readonly generationLists: SortedSpeeds[] = [];
   readonly promptLoose: number[] = [];
   readonly generationLoose: number[] = [];
 
@@ -117,10 +127,15 @@ class RowSum {
     for (const s of job.generationTokensPerS) this.generationLoose.push(s);
   }
 
-  merge(cell: CellSum): void {
-    mergeSums(this.sums, cell.sums);
-    this.promptLists.push(cell.promptSpeeds);
-    this.generationLists.push(cell.generationSpeeds);
+  /** Cells' sums, and their speeds: `merged` (all of theirs in one list each) when given, else each cell's own. */
+  take(cells: readonly CellSum[], merged: CellBatch['merged']): void {
+    const lists: readonly SpeedLists[] = merged === undefined ? cells : [merged];
+    // By index: a report takes ~400 cells a few times each, mostly before the code is optimised (for-of allocates).
+    for (let i = 0; i < cells.length; i++) mergeSums(this.sums, (cells[i] as CellSum).sums);
+    for (let i = 0; i < lists.length; i++) {
+      this.promptLists.push((lists[i] as SpeedLists).promptSpeeds);
+      this.generationLists.push((lists[i] as SpeedLists).generationSpeeds);
+    }
   }
 
   row(key: string, prices: ModelPrices): UsageRow {
@@ -130,7 +145,7 @@ class RowSum {
     const succeeded = { evaluated: sum(SUM.succeededEvaluated), cacheWritten: sum(SUM.succeededCacheWritten), cached: sum(SUM.succeededCached), output: sum(SUM.succeededOutput) };
     const anthropicUsd = anthropicCostUsd(succeeded, prices);
     const callerUsd = callerTokensCostUsd(sum(SUM.callerRead), sum(SUM.callerWritten), prices);
-    const withLoose = (lists: (readonly number[])[], loose: number[]): (readonly number[])[] => (loose.length === 0 ? lists : [...lists, [...loose].sort((a, b) => a - b)]);
+    const withLoose = (lists: SortedSpeeds[], loose: number[]): SortedSpeeds[] => (loose.length === 0 ? lists : [...lists, [...loose].sort((a, b) => a - b)]);
     return {
       key,
       jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
@@ -152,8 +167,8 @@ class RowSum {
 
 export interface UsageTally {
   add(job: JobUsage): void;
-  /** A cell's jobs at once; absent for the `job` grouping, which needs each job. */
-  readonly addCell: ((cell: CellSum) => void) | undefined;
+  /** Cells' jobs at once; absent for the `job` grouping, which needs each job. */
+  readonly addCells: ((batch: CellBatch) => void) | undefined;
   /** In key order (time groupings oldest first). */
   rows(): UsageRow[];
   total(): UsageRow;
@@ -174,12 +189,20 @@ export function createUsageTally(by: Grouping, prices: ModelPrices): UsageTally 
       sumOf(groupKey(job, by)).add(job);
       all.add(job);
     },
-    addCell:
+    addCells:
       by === 'job'
         ? undefined
-        : (cell) => {
-            sumOf(cellKey(cell.cell, by)).merge(cell);
-            all.merge(cell);
+        : (batch) => {
+            const rows = new Map<RowSum, CellSum[]>();
+            for (let i = 0; i < batch.cells.length; i++) {
+              const cell = batch.cells[i] as CellSum;
+              const row = sumOf(cellKey(cell.cell, by));
+              let cells = rows.get(row);
+              if (cells === undefined) rows.set(row, (cells = []));
+              cells.push(cell);
+            }
+            for (const [row, cells] of rows) row.take(cells, cells.length === batch.cells.length ? batch.merged : undefined);
+            all.take(batch.cells, batch.merged);
           },
     rows: () => [...groups.entries()].sort(([a], [b]) => keyOrder(a, b)).map(([key, sum]) => sum.row(key, prices)),
     total: () => all.row('total', prices),

@@ -1,10 +1,11 @@
 /**
  * The usage index: the sums of every settled job (finished, its ticket off the
  * slot board, so its record and requests.jsonl never change again), one file per
- * UTC month of job ids (`<state>/usage-index/2026-12.json`), so a report over a
+ * UTC month of job ids (`<state>/usage-index/2026-12.bin`), so a report over a
  * year of jobs reads a dozen files instead of three per job. A file's first line
- * holds the month's job ids and their cells (src/usage/day-cells.ts): a report
- * over whole days reads only that line; its second line holds each job's row.
+ * (JSON) holds the month's job ids and their cells (src/usage/day-cells.ts), then
+ * come the cells' speeds as floats (src/usage/stored-speeds.ts): a report over
+ * whole days reads only these; a last line (JSON) holds each job's row.
  *
  * A job's caller.jsonl still grows after it ended (job_status, job_log, from any
  * process); each append is noted in the caller ledger (src/jobs/caller-log.ts).
@@ -17,7 +18,7 @@
  * damaged is rebuilt from the jobs' own files. Writing is best effort: a
  * read-only state directory only makes reports slower.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
@@ -26,9 +27,10 @@ import { isJobId } from '../coord/job-id-shape.js';
 import { callerLedgerFile, usageIndexDir } from '../jobs/caller-log.js';
 import { decodeCells } from './day-cells.js';
 import { isCount } from './index-rows.js';
-import { indexedMonth, type IndexedMonth, type MonthFile } from './indexed-month.js';
+import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
+import { FLOAT_BYTES } from './stored-speeds.js';
 
-const VERSION = 2;
+const VERSION = 3;
 /** A month of a busy year is well under this; a bigger file is not one we wrote. */
 const MAX_MONTH_BYTES = 64 * 1024 * 1024;
 /** The most of the ledger read at once; a month further behind is rebuilt instead. */
@@ -39,6 +41,9 @@ const LEDGER_LAG_REWRITE = 64 * 1024;
 /** The month file a job id belongs to: `2026-12` from `20261202-…`. */
 export const monthOf = (id: string): string => `${id.slice(0, 4)}-${id.slice(4, 6)}`;
 
+/** A month's file in the index folder: `2026-12.bin` (JSON lines around a binary part). */
+export const monthFileName = (month: string): string => `${month}.bin`;
+
 export interface SavedMonth extends IndexedMonth {
   /** Writes the month back when it changed; jobs no longer in `onFile` (sorted) are dropped. Never throws. */
   save(onFile: readonly string[]): Promise<void>;
@@ -48,15 +53,17 @@ export interface UsageIndex {
   month(key: string): SavedMonth;
 }
 
-/** The first read of a month file: most first lines fit (a longer one costs a second read, of the whole file). */
+/** The first read of a month file: most first lines fit (a longer one costs a second read). */
 const FIRST_READ_BYTES = 64 * 1024;
+
+const identityOf = (info: Stats): string => `${info.dev} ${info.ino} ${info.size} ${info.mtimeMs}`;
 
 /**
  * Up to `length` bytes of a file from `from` on, with the file's identity, or undefined when it is missing,
  * not a regular file or holds more than `max` bytes from there. Read synchronously: a dozen small files,
  * where the promise round trips cost a report more than the reads.
  */
-function readPart(path: string, from: number, length: number, max: number): { bytes: Buffer; size: number; identity: string } | undefined {
+function readPart(path: string, from: number, length: number, max: number): { bytes: Buffer; identity: string } | undefined {
   let fd;
   try {
     fd = openSync(path, STATE_FILE_FLAGS);
@@ -67,8 +74,7 @@ function readPart(path: string, from: number, length: number, max: number): { by
     const info = fstatSync(fd);
     if (!info.isFile() || info.size - from > max || info.size < from) return undefined;
     const buffer = Buffer.allocUnsafe(Math.min(length, info.size - from));
-    const bytes = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, from));
-    return { bytes, size: info.size, identity: `${info.dev} ${info.ino} ${info.size} ${info.mtimeMs}` };
+    return { bytes: buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, from)), identity: identityOf(info) };
   } catch {
     return undefined;
   } finally {
@@ -76,42 +82,62 @@ function readPart(path: string, from: number, length: number, max: number): { by
   }
 }
 
-/**
- * A month file's first line, and a way to its second that reads it only if the file is still the one read
- * (rows of another writer's file are not mixed with this one's cells). Most reports never read the second.
- */
-function readMonth(path: string): { first: Buffer; rest: () => Buffer | undefined } | undefined {
-  const start = readPart(path, 0, FIRST_READ_BYTES, MAX_MONTH_BYTES);
-  if (start === undefined) return undefined;
-  let newline = start.bytes.indexOf(10);
-  let bytes = start.bytes;
-  if (newline === -1 && bytes.length < start.size) {
-    const whole = readPart(path, 0, MAX_MONTH_BYTES, MAX_MONTH_BYTES);
-    if (whole === undefined || whole.identity !== start.identity) return undefined;
-    [bytes, newline] = [whole.bytes, whole.bytes.indexOf(10)];
-  }
-  if (newline === -1) return undefined;
-  const rest = (): Buffer | undefined => {
-    const after = readPart(path, newline + 1, MAX_MONTH_BYTES, MAX_MONTH_BYTES);
-    return after?.identity === start.identity ? after.bytes : undefined;
-  };
-  return { first: bytes.subarray(0, newline), rest };
+/** Exactly `length` bytes of an open file from `from` on, or undefined when it holds fewer. */
+function readAt(fd: number, from: number, length: number): Buffer | undefined {
+  const bytes = Buffer.allocUnsafe(length);
+  return readSync(fd, bytes, 0, length, from) === length ? bytes : undefined;
 }
 
-/** A month file's first line parsed, or undefined for one that is missing or damaged (then rebuilt). */
-function parseMonth(read: ReturnType<typeof readMonth>): MonthFile | undefined {
-  if (read === undefined) return undefined;
-  let json: unknown;
+/**
+ * A month file's first line parsed with its speeds, or undefined for one that is missing or damaged (then rebuilt).
+ * The first line gives the size of the parts after it, so a file cut short, added to or passed through a text tool
+ * (which rewrites bytes that are not UTF-8) does not match its size. The rows are read when first asked for, and
+ * only from the same file.
+ */
+function readMonth(path: string): MonthFile | undefined {
+  let fd;
   try {
-    json = JSON.parse(read.first.toString('utf8'));
+    fd = openSync(path, STATE_FILE_FLAGS);
   } catch {
     return undefined;
   }
-  if (typeof json !== 'object' || json === null) return undefined;
-  const { v, ledger, ids, days } = json as { v?: unknown; ledger?: unknown; ids?: unknown; days?: unknown };
-  if (v !== VERSION || !isCount(ledger) || typeof ids !== 'string') return undefined;
-  const cells = decodeCells(days);
-  return cells === undefined ? undefined : { ledger, ids, cells, body: read.rest };
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > MAX_MONTH_BYTES) return undefined;
+    let start = readAt(fd, 0, Math.min(FIRST_READ_BYTES, info.size));
+    if (start !== undefined && start.indexOf(10) === -1) start = readAt(fd, 0, info.size);
+    const newline = start?.indexOf(10) ?? -1;
+    if (start === undefined || newline === -1) return undefined;
+    const json: unknown = JSON.parse(start.toString('utf8', 0, newline));
+    if (typeof json !== 'object' || json === null) return undefined;
+    const { v, ledger, ids, days, speeds, rows } = json as { v?: unknown; ledger?: unknown; ids?: unknown; days?: unknown; speeds?: unknown; rows?: unknown };
+    if (v !== VERSION || !isCount(ledger) || typeof ids !== 'string' || !Number.isInteger(speeds) || !isCount(speeds) || !Number.isInteger(rows) || !isCount(rows)) return undefined;
+    // After the first line: the speeds, a newline, the rows' line.
+    const from = newline + 1;
+    const end = from + speeds * FLOAT_BYTES;
+    if (info.size !== end + 1 + rows) return undefined;
+    const section = end < start.length ? start.subarray(from, end + 1) : readAt(fd, from, end + 1 - from);
+    if (section?.[end - from] !== 10) return undefined;
+    const cells = decodeCells(days, section.subarray(0, end - from));
+    const identity = identityOf(info);
+    const body = (): Buffer | undefined => {
+      const read = readPart(path, end + 1, rows, rows);
+      return read?.identity === identity ? read.bytes : undefined;
+    };
+    return cells === undefined ? undefined : { ledger, ids, cells, body };
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file's bytes: the first line padded with spaces so the speeds after it start at a multiple of 8 (read in place). */
+function monthBytes(contents: MonthContents): Buffer {
+  const rows = Buffer.from(`${JSON.stringify(contents.body)}\n`);
+  const head = JSON.stringify({ v: VERSION, ...contents.header, speeds: contents.speeds.length / FLOAT_BYTES, rows: rows.length });
+  const pad = (FLOAT_BYTES - ((Buffer.byteLength(head) + 1) % FLOAT_BYTES)) % FLOAT_BYTES;
+  return Buffer.concat([Buffer.from(`${head}${' '.repeat(pad)}\n`), contents.speeds, Buffer.from('\n'), rows]);
 }
 
 /** The job ids noted in the ledger from `from` on (a line cut short by a writer still at it is no id). */
@@ -132,8 +158,8 @@ export async function openUsageIndex(jobsRoot: string): Promise<UsageIndex> {
   const ledgerSize = await stat(ledger).then((s) => s.size, () => 0);
   return {
     month(key) {
-      const file = join(dir, `${key}.json`);
-      const found = parseMonth(readMonth(file));
+      const file = join(dir, monthFileName(key));
+      const found = readMonth(file);
       // A ledger shorter than the file says was replaced: nothing it said can be trusted.
       const noted = found === undefined || found.ledger > ledgerSize ? undefined : notedSince(ledger, found.ledger, ledgerSize);
       const month = indexedMonth(noted === undefined ? undefined : found, noted ?? new Set());
@@ -145,7 +171,7 @@ export async function openUsageIndex(jobsRoot: string): Promise<UsageIndex> {
           if (contents === undefined) return;
           try {
             await privateDir(dir);
-            await writePrivateFile(file, `${JSON.stringify({ v: VERSION, ...contents.header })}\n${JSON.stringify(contents.body)}\n`);
+            await writePrivateFile(file, monthBytes(contents));
           } catch {
             // A read-only or full state directory: the report is right without the index, only slower.
           }

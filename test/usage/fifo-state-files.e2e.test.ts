@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobStore } from '../../src/jobs/job-store.js';
+import { monthFileName } from '../../src/usage/usage-index.js';
 import { makeRecord } from '../dashboard/fixtures.js';
 import { BIN } from '../e2e/harness.js';
 
@@ -24,7 +25,7 @@ describe('a FIFO in place of a state file', { timeout: 60_000 }, () => {
     mkdirSync(join(state, 'usage-index'), { recursive: true });
     mkdirSync(join(state, 'price-settings'), { recursive: true });
     const month = `${created.getUTCFullYear()}-${String(created.getUTCMonth() + 1).padStart(2, '0')}`;
-    for (const file of ['usage-index/job-ids.txt', `usage-index/${month}.json`, 'price-settings/settings.json']) execFileSync('mkfifo', [join(state, file)]);
+    for (const file of ['usage-index/job-ids.txt', `usage-index/${monthFileName(month)}`, 'price-settings/settings.json']) execFileSync('mkfifo', [join(state, file)]);
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -35,6 +35,19 @@ describe('medianOfSorted', () => {
     }
   });
 
+  it('reads views of stored floats as it reads arrays', () => {
+    const floats = Float64Array.from([1, 2, 3, 40, 50, 60]);
+    expect(medianOfSorted([floats.subarray(0, 3), floats.subarray(3), [4, 5]])).toBe(4.5);
+  });
+
+  it('ends, with some value, for lists out of order or holding NaN (a damaged index)', () => {
+    const next = numbers(7);
+    for (let round = 0; round < 200; round++) {
+      const lists = Array.from({ length: 2 + Math.floor(next() * 20) }, () => Array.from({ length: 1 + Math.floor(next() * 30) }, () => (next() < 0.05 ? Number.NaN : next() * 5000)));
+      expect(typeof medianOfSorted(lists)).toBe('number');
+    }
+  });
+
   it('takes the two middle values from different lists when the count is even', () => {
     expect(medianOfSorted([[1, 10], [2, 3]])).toBe(2.5);
     expect(medianOfSorted([[5, 5, 5], [5]])).toBe(5);

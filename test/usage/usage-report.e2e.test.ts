@@ -12,6 +12,7 @@ import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, 
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { monthFileName, monthOf } from '../../src/usage/usage-index.js';
 import { runCli } from '../cli/cli-process.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -319,8 +320,8 @@ describe('localagents usage over real job records', () => {
     const fresh = [];
     for (const args of runs) fresh.push(comparable((await usage(...args)).report)); // each run reads what the one before wrote
     const text = (await runCli(['--config', dirs.config, 'usage'], { cwd: dirs.repo, env: env() })).stdout;
-    const months = readdirSync(indexDir()).filter((n) => n.endsWith('.json'));
-    expect(months.length).toBe(new Set(readdirSync(join(dirs.state, 'jobs')).map((id) => `${id.slice(0, 4)}-${id.slice(4, 6)}.json`)).size);
+    const months = readdirSync(indexDir()).filter((n) => n.endsWith(monthFileName('')));
+    expect(months.length).toBe(new Set(readdirSync(join(dirs.state, 'jobs')).map((id) => monthFileName(monthOf(id)))).size);
     const damage = [
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100)), // cut short
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"succeeded"/, '"sucseeded"')), // edited
