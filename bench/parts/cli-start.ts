@@ -38,8 +38,11 @@ async function fillYear(stateDir: string): Promise<string> {
         const at = new Date(now - 365 * DAY_MS + (n * 365 * DAY_MS) / JOBS);
         const record = { ...finishedRecord(n), id: newJobId(at), created_at: at.toISOString(), started_at: at.toISOString(), finished_at: at.toISOString() };
         const paths = await store.create(record, 'bench task\n');
-        const line = (j: number): string =>
-          JSON.stringify({ t: at.toISOString(), request: j, path: '/v1/messages', method: 'POST', model: 'm', messages: 3, tools: 9, stream: true, request_bytes: 50_000, status: 200, ttfb_ms: 800, total_ms: 4000, usage: { input_tokens: 3000, output_tokens: 400, cache_read_input_tokens: 30_000 }, folded_system_messages: 0, rewrites: [] });
+        // Times and tokens differ from request to request, as a real server's do: every speed is its own float.
+        const line = (j: number): string => {
+          const ttfb = 500 + ((n * 7 + j * 13) % 997);
+          return JSON.stringify({ t: at.toISOString(), request: j, path: '/v1/messages', method: 'POST', model: 'm', messages: 3, tools: 9, stream: true, request_bytes: 50_000, status: 200, ttfb_ms: ttfb, total_ms: ttfb + 2000 + ((n * 31 + j * 17) % 3001), usage: { input_tokens: 2000 + ((n * 11 + j) % 2003), output_tokens: 200 + ((n * 5 + j * 3) % 401), cache_read_input_tokens: 30_000 }, folded_system_messages: 0, rewrites: [] });
+        };
         writeFileSync(paths.requests, `${[1, 2, 3].map(line).join('\n')}\n`);
         last = record.id;
       }),

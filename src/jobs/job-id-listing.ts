@@ -17,6 +17,7 @@ import { readRegularFile } from '../coord/regular-file.js';
 import { isErrno } from '../errors.js';
 import { pathError } from '../path-errors.js';
 import { usageIndexDir } from './caller-log.js';
+import { SortedJobIds } from './sorted-job-ids.js';
 
 const VERSION = 'localagents job ids v1';
 /** How long the jobs folder must have stayed unchanged before its listing is kept. */
@@ -42,15 +43,15 @@ async function folderTime(jobsRoot: string): Promise<FolderTime | undefined> {
   }
 }
 
-/** What a listing's ids are made of: no `/` or `.`, so none can name a path outside the jobs folder. */
-const ID_CHARACTERS = /^[0-9a-z\n-]*$/;
+/** A listing's body: id-long lines of id characters, none of which (no `/` or `.`) can name a path outside the jobs folder. */
+const LISTING_LINES = new RegExp(`^(?:[0-9a-z-]{${JOB_ID_LENGTH}}\\n)*$`);
 
 /**
  * The ids a listing holds, if it is of this folder at this time and whole: id-long lines of id characters.
  * Checked by shape, not id by id: only this module writes it, sorted, through a rename, and the header ties it
  * to the folder's state; checking 10,000 ids one by one would cost the status line more than reading them.
  */
-async function readListing(file: string, header: string): Promise<string[] | undefined> {
+async function readListing(file: string, header: string): Promise<SortedJobIds | undefined> {
   let text: string;
   try {
     text = (await readRegularFile(file, { maxBytes: MAX_LISTING_BYTES })).toString('utf8');
@@ -58,51 +59,31 @@ async function readListing(file: string, header: string): Promise<string[] | und
     return undefined;
   }
   const body = text.slice(header.length + 1);
-  if (!text.startsWith(`${header}\n`) || body.length % (JOB_ID_LENGTH + 1) !== 0 || !ID_CHARACTERS.test(body)) return undefined;
-  const ids = body.split('\n');
-  ids.pop(); // the empty string after the last newline
-  return ids.every((id) => id.length === JOB_ID_LENGTH) ? ids : undefined;
+  return text.startsWith(`${header}\n`) && LISTING_LINES.test(body) ? SortedJobIds.fromLines(body) : undefined;
 }
 
-async function readFolder(jobsRoot: string): Promise<string[]> {
+async function readFolder(jobsRoot: string): Promise<SortedJobIds> {
   try {
-    return (await readdir(jobsRoot)).filter(isJobId).sort();
+    return SortedJobIds.of((await readdir(jobsRoot)).filter(isJobId).sort());
   } catch (err) {
-    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
+    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return SortedJobIds.of([]);
     throw pathError(err) ?? err;
   }
 }
 
 /** Every job folder's name under `<state>/jobs`, oldest first. */
-export async function listJobIds(stateDir: string, jobsRoot: string): Promise<string[]> {
+export async function listJobIds(stateDir: string, jobsRoot: string): Promise<SortedJobIds> {
   const before = await folderTime(jobsRoot);
-  if (before === undefined) return [];
+  if (before === undefined) return SortedJobIds.of([]);
   const file = jobIdListingFile(stateDir);
   const listed = await readListing(file, before.header);
   if (listed !== undefined) return listed;
   const ids = await readFolder(jobsRoot);
   const after = await folderTime(jobsRoot).catch(() => undefined);
   if (after?.header === before.header && Date.now() - before.mtimeMs > SETTLED_MS) {
-    const text = `${before.header}\n${ids.map((id) => `${id}\n`).join('')}`;
     await privateDir(usageIndexDir(stateDir))
-      .then(() => writePrivateFile(file, text))
+      .then(() => writePrivateFile(file, `${before.header}\n${ids.text()}`))
       .catch(() => undefined);
   }
   return ids;
 }
-
-/** Where `id` goes in the sorted `ids`: the index of the first id not before it. */
-function firstNotBefore(ids: readonly string[], id: string): number {
-  let [low, high] = [0, ids.length];
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((ids[mid] as string) < id) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
-/** The sorted `ids` from `from` (inclusive) to `to` (exclusive): ids sort by creation time, so stamps bound them. */
-export const idsBetween = (ids: readonly string[], from: string | undefined, to: string | undefined): readonly string[] =>
-  ids.slice(from === undefined ? 0 : firstNotBefore(ids, from), to === undefined ? ids.length : firstNotBefore(ids, to));
-

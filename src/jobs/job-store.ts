@@ -12,6 +12,7 @@ import { privateDir } from '../coord/private-files.js';
 import { isAlive } from '../coord/process-identity.js';
 import { checkJobId } from './job-id.js';
 import { listJobIds } from './job-id-listing.js';
+import type { SortedJobIds } from './sorted-job-ids.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { readRecordFile, writeRecordFile } from './record-file.js';
 
@@ -62,7 +63,7 @@ export interface JobStore {
    */
   list(newest?: number): Promise<JobListing>;
   /** Every job id on record, oldest first, without reading the records. */
-  ids(): Promise<string[]>;
+  ids(): Promise<SortedJobIds>;
 }
 
 /** Records read at once while listing: thousands of parallel opens run out of file descriptors (EMFILE). */
@@ -156,8 +157,8 @@ export function createJobStore(stateDir: string): JobStore {
 }
 
 /** The records of `all` (the `newest` of them, if given), a few at a time; those that cannot be read are `damaged`. */
-async function listRecords(all: readonly string[], newest: number | undefined, load: (id: string) => Promise<JobRecord>, fileOf: (id: string) => string): Promise<JobListing> {
-  const ids = newest === undefined ? all : all.slice(-newest);
+async function listRecords(all: SortedJobIds, newest: number | undefined, load: (id: string) => Promise<JobRecord>, fileOf: (id: string) => string): Promise<JobListing> {
+  const ids = (newest === undefined ? all : all.newest(newest)).toArray();
   const records: JobRecord[] = [];
   const damaged: DamagedRecord[] = [];
   await forEachLimited(ids, LIST_CONCURRENCY, async (id) => {

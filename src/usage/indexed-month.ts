@@ -4,7 +4,7 @@
  * they sum exactly the jobs a report would read from here), and what changed, to
  * be written back. The file layout and the caller ledger are usage-index.ts's.
  */
-import { JOB_ID_LENGTH } from '../coord/job-id-shape.js';
+import { SortedJobIds } from '../jobs/sorted-job-ids.js';
 import type { JobUsage } from './job-usage.js';
 import { cellSumsOf, encodeCells, type DayCell, type MonthSpeeds, type StoredCells } from './day-cells.js';
 import { decodeRow, encodeRow } from './index-rows.js';
@@ -13,8 +13,8 @@ import { decodeRow, encodeRow } from './index-rows.js';
 /** A month file as read: the first line parsed with the cells' speeds, the rows read when first asked for. */
 export interface MonthFile {
   readonly ledger: number;
-  /** The ids of the jobs it holds, sorted, end to end. */
-  readonly ids: string;
+  /** The ids of the jobs it holds. */
+  readonly ids: SortedJobIds;
   readonly cells: StoredCells;
   /** The rows' line, read when a job's row is first asked for; undefined if the file was replaced since. */
   body(): Buffer | undefined;
@@ -44,9 +44,9 @@ export interface IndexedMonth {
   /** Drops a job (its record is damaged or gone). */
   forget(id: string): void;
   /** The cells, if true of `onFile` (the month's ids on file, sorted) with `live` on the board; else undefined. */
-  cells(onFile: readonly string[], live: ReadonlySet<string>): MonthCells | undefined;
+  cells(onFile: SortedJobIds, live: ReadonlySet<string>): MonthCells | undefined;
   /** What to write back (jobs no longer in `onFile` dropped), or undefined when nothing needs writing. */
-  contents(onFile: readonly string[], ledger: number, rewriteAnyway: boolean): MonthContents | undefined;
+  contents(onFile: SortedJobIds, ledger: number, rewriteAnyway: boolean): MonthContents | undefined;
 }
 
 /** The rows' line: each job's row by id, or undefined when it is not one we wrote. */
@@ -65,30 +65,18 @@ function parseRows(body: Buffer | undefined): { strings: string[]; rows: Map<str
   return { strings, rows };
 }
 
-/** Whether the sorted ids, end to end, hold `id`. */
-function holds(ids: string, id: string): boolean {
-  let [lo, hi] = [0, ids.length / JOB_ID_LENGTH];
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const at = ids.slice(mid * JOB_ID_LENGTH, (mid + 1) * JOB_ID_LENGTH);
-    if (at === id) return true;
-    if (at < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return false;
-}
-
 /** The on-file ids the stored ids lack, or undefined when a stored id is no longer on file. */
-function uncoveredOf(ids: string, onFile: readonly string[]): Set<string> | undefined {
+function uncoveredOf(stored: SortedJobIds, onFile: SortedJobIds): Set<string> | undefined {
   const uncovered = new Set<string>();
-  if (onFile.join('') === ids) return uncovered; // the usual month: one native comparison
+  if (onFile.text() === stored.text()) return uncovered; // the usual month: one native comparison
   let next = 0;
   for (const id of onFile) {
-    if (ids.startsWith(id, next)) next += JOB_ID_LENGTH;
-    else if (next < ids.length && ids.slice(next, next + JOB_ID_LENGTH) < id) return undefined;
+    const at = stored.at(next);
+    if (at === id) next++;
+    else if (at !== undefined && at < id) return undefined;
     else uncovered.add(id);
   }
-  return next === ids.length ? uncovered : undefined;
+  return next === stored.length ? uncovered : undefined;
 }
 
 /** `found` is undefined for a month with no (usable) file; `noted` are the jobs whose caller.jsonl grew since it. */
@@ -117,7 +105,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
     return job;
   };
   /** Drops a job's row, without parsing the rows for a job the file does not hold (a live or damaged one, each report). */
-  const dropRow = (id: string): boolean => (parsed !== undefined || (found !== undefined && holds(found.ids, id))) && rows().delete(id);
+  const dropRow = (id: string): boolean => (parsed !== undefined || found?.ids.has(id) === true) && rows().delete(id);
   const forget = (id: string): void => {
     const dropped = [dropRow(id), jobs.delete(id)].includes(true);
     changed ||= dropped;
@@ -137,7 +125,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
         changed = true;
         return undefined;
       }
-      if ([...noted, ...live].some((id) => holds(found.ids, id))) return undefined;
+      if ([...noted, ...live].some((id) => found.ids.has(id))) return undefined;
       const uncovered = uncoveredOf(found.ids, onFile);
       if (uncovered === undefined) return undefined;
       cellsUsed = true;
@@ -155,7 +143,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
       const strings = new Map<string, number>();
       const lines = all.map((job) => encodeRow(job, strings));
       const { days, speeds } = encodeCells(cellSumsOf(all));
-      return { header: { ledger, ids: all.map((j) => j.id).join(''), days }, speeds, body: { strings: [...strings.keys()], jobs: lines } };
+      return { header: { ledger, ids: SortedJobIds.of(all.map((j) => j.id)).text(), days }, speeds, body: { strings: [...strings.keys()], jobs: lines } };
     },
   };
 }

@@ -9,9 +9,9 @@ import type { Defaults } from '../config/schema.js';
 import { createSlotBoard } from '../coord/slot-board.js';
 import { isLocalAgentsError } from '../errors.js';
 import { jobIdStamp } from '../jobs/job-id.js';
-import { idsBetween } from '../jobs/job-id-listing.js';
 import { FINISHED } from '../jobs/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
+import type { SortedJobIds } from '../jobs/sorted-job-ids.js';
 import { comparison, type Comparison } from './estimate.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
 import type { DayCell, MonthSpeeds } from './day-cells.js';
@@ -44,10 +44,10 @@ export interface UsageReport {
  * Ids sort by their UTC creation time: those a day or more outside the window are skipped unread,
  * by comparing strings (the status line runs this over a year of ids every refresh).
  */
-function idsMaybeIn(ids: readonly string[], window: UsageWindow): readonly string[] {
+function idsMaybeIn(ids: SortedJobIds, window: UsageWindow): SortedJobIds {
   const from = window.since === undefined ? undefined : jobIdStamp(new Date(window.since.getTime() - DAY_MS));
   const to = window.until === undefined ? undefined : jobIdStamp(new Date(window.until.getTime() + DAY_MS + 1000));
-  return idsBetween(ids, from, to);
+  return ids.between(from, to);
 }
 
 function inWindow(createdAt: string, window: UsageWindow): boolean {
@@ -56,11 +56,11 @@ function inWindow(createdAt: string, window: UsageWindow): boolean {
 }
 
 /** The month file of each run of sorted ids, in order: `2026-12` and the ids that start `202612`. */
-function byMonth(ids: readonly string[]): Map<string, readonly string[]> {
-  const months = new Map<string, readonly string[]>();
+function byMonth(ids: SortedJobIds): Map<string, SortedJobIds> {
+  const months = new Map<string, SortedJobIds>();
   for (let i = 0; i < ids.length; ) {
-    const yyyymm = (ids[i] as string).slice(0, 6);
-    const of = idsBetween(ids, yyyymm, `${yyyymm}~`);
+    const yyyymm = (ids.at(i) as string).slice(0, 6);
+    const of = ids.between(yyyymm, `${yyyymm}~`);
     months.set(monthOf(yyyymm), of);
     i += of.length;
   }
@@ -86,7 +86,7 @@ interface MonthPlan {
   readonly nearCut: ReadonlySet<string>;
 }
 
-function planMonth(month: IndexedMonth, onFile: readonly string[], live: ReadonlySet<string>, window: UsageWindow): MonthPlan | undefined {
+function planMonth(month: IndexedMonth, onFile: SortedJobIds, live: ReadonlySet<string>, window: UsageWindow): MonthPlan | undefined {
   const found = month.cells(onFile, live);
   if (found === undefined) return undefined;
   const [since, until] = [window.since?.getTime() ?? -Infinity, window.until?.getTime() ?? Infinity];
@@ -96,7 +96,7 @@ function planMonth(month: IndexedMonth, onFile: readonly string[], live: Readonl
     const { from, to } = cell;
     if (to <= since || from >= until) continue;
     if (since <= from && to <= until) whole.push(cell);
-    else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, [...idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) })]);
+    else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) }).toArray());
   }
   const nearCut = new Set([...cut.values()].flat().filter((id) => !found.uncovered.has(id)));
   const merged = whole.length === found.cells.length ? found.month : undefined;
@@ -117,7 +117,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
   for (const [key, ids] of byMonth(idsMaybeIn(all, window))) {
     const month = index.month(key);
     // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
-    const onFile = idsBetween(all, key.replace('-', ''), `${key.replace('-', '')}~`);
+    const onFile = all.between(key.replace('-', ''), `${key.replace('-', '')}~`);
     const plan = sink.addCells === undefined ? undefined : planMonth(month, onFile, live, window);
     /** In the window, and not already in a cell the report takes whole. */
     const counted = (job: JobUsage): boolean =>
@@ -127,7 +127,8 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
       sink.add(job);
     };
-    const toRead = plan === undefined ? ids : ids.filter((id) => plan.uncovered.has(id) || plan.nearCut.has(id));
+    // With cells, only the jobs they lack and those of cut days: the sets are small, the month's ids are not.
+    const toRead = plan === undefined ? ids.toArray() : [...new Set([...plan.uncovered, ...plan.nearCut])].filter((id) => ids.has(id)).sort();
     await forEachLimited(toRead, READ_CONCURRENCY, async (id) => {
       const indexed = live.has(id) || plan?.uncovered.has(id) === true ? undefined : month.cached(id);
       if (indexed !== undefined) return deliver(indexed);

@@ -7,14 +7,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { idsBetween, jobIdListingFile, listJobIds } from '../../src/jobs/job-id-listing.js';
+import { jobIdListingFile, listJobIds } from '../../src/jobs/job-id-listing.js';
 
 const ids = ['20261101-080000-aaaaaaaaaaaa', '20261202-090000-bbbbbbbbbbbb', '20261203-100000-cccccccccccc'];
 
 describe('listJobIds', () => {
   let state: string;
   let jobs: string;
-  const list = (): Promise<string[]> => listJobIds(state, jobs);
+  const list = async (): Promise<string[]> => (await listJobIds(state, jobs)).toArray();
   const listing = (): string => readFileSync(jobIdListingFile(state), 'utf8');
   /** The jobs folder as it is after a quiet minute. */
   const settle = (): void => {
@@ -66,6 +66,7 @@ describe('listJobIds', () => {
     const damaged = [
       `${header}\n${ids[0]}\n${ids[1]}`, // cut short
       `${header}\n${ids[0]}\n../../../../etc/passwd00000\n`, // not id characters, the right length
+      `${header}\n${ids[0]!.slice(1)}\n${ids[1]}0\n`, // lines of other lengths, the right length in all
       `${header.replace(/ \d+$/, ' 1')}\n${ids[0]}\n`, // another folder time
       `${ids.join('\n')}\n`, // no header
       '',
@@ -81,16 +82,5 @@ describe('listJobIds', () => {
     rmSync(jobs, { recursive: true });
     expect(await list()).toEqual([]);
     expect(() => statSync(jobIdListingFile(state))).toThrow();
-  });
-});
-
-describe('idsBetween', () => {
-  it('bounds sorted ids by stamps: from inclusive, to exclusive, either open', () => {
-    expect(idsBetween(ids, '20261202', undefined)).toEqual([ids[1], ids[2]]);
-    expect(idsBetween(ids, undefined, '20261202')).toEqual([ids[0]]);
-    expect(idsBetween(ids, '202612', '202612~')).toEqual([ids[1], ids[2]]);
-    expect(idsBetween(ids, ids[1], ids[2])).toEqual([ids[1]]);
-    expect(idsBetween(ids, '2027', undefined)).toEqual([]);
-    expect(idsBetween([], '2026', '2027')).toEqual([]);
   });
 });
