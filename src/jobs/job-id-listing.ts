@@ -19,7 +19,7 @@ import { pathError } from '../path-errors.js';
 import { usageIndexDir } from './caller-log.js';
 import { SortedJobIds } from './sorted-job-ids.js';
 
-const VERSION = 'localagents job ids v1';
+const VERSION = 'localagents job ids v2';
 /** How long the jobs folder must have stayed unchanged before its listing is kept. */
 const SETTLED_MS = 2000;
 /** 28 bytes an id: a listing of a million jobs is well under this. */
@@ -43,11 +43,11 @@ async function folderTime(jobsRoot: string): Promise<FolderTime | undefined> {
   }
 }
 
-/** A listing's body: id-long lines of id characters, none of which (no `/` or `.`) can name a path outside the jobs folder. */
-const LISTING_LINES = new RegExp(`^(?:[0-9a-z-]{${JOB_ID_LENGTH}}\\n)*$`);
+/** What a listing's ids are made of: no `/` or `.`, so none can name a path outside the jobs folder. */
+const ID_CHARACTERS = /^[0-9a-z-]*$/;
 
 /**
- * The ids a listing holds, if it is of this folder at this time and whole: id-long lines of id characters.
+ * The ids a listing holds, if it is of this folder at this time and whole: ids end to end, of id characters.
  * Checked by shape, not id by id: only this module writes it, sorted, through a rename, and the header ties it
  * to the folder's state; checking 10,000 ids one by one would cost the status line more than reading them.
  */
@@ -59,7 +59,8 @@ async function readListing(file: string, header: string): Promise<SortedJobIds |
     return undefined;
   }
   const body = text.slice(header.length + 1);
-  return text.startsWith(`${header}\n`) && LISTING_LINES.test(body) ? SortedJobIds.fromLines(body) : undefined;
+  const whole = text.startsWith(`${header}\n`) && body.length % JOB_ID_LENGTH === 0 && ID_CHARACTERS.test(body);
+  return whole ? SortedJobIds.fromJoined(body) : undefined;
 }
 
 async function readFolder(jobsRoot: string): Promise<SortedJobIds> {

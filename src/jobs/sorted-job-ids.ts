@@ -1,38 +1,35 @@
 /**
- * Job ids oldest first (ids sort by their UTC creation time), kept as one string of
- * `id\n` lines, as the listing file holds them: a year's 10,000 ids are one string
- * to slice, not 10,000 strings a report or a status line allocates (and the garbage
+ * Job ids oldest first (ids sort by their UTC creation time), kept end to end in one
+ * string, as the listing file holds them: a year's 10,000 ids are one string to
+ * slice, not 10,000 strings a report or a status line allocates (and the garbage
  * collector copies twice) before it looks at a dozen of them.
  */
 import { JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 
-/** An id and its newline. */
-export const JOB_ID_LINE = JOB_ID_LENGTH + 1;
-
 export class SortedJobIds implements Iterable<string> {
   private constructor(
-    private readonly lines: string,
-    /** Where this run of ids starts in `lines`, in ids. */
+    private readonly joined: string,
+    /** Where this run of ids starts in `joined`, in ids. */
     private readonly first: number,
     readonly length: number,
   ) {}
 
-  /** From `id\n` lines already sorted and of that shape (the caller checked). */
-  static fromLines(lines: string): SortedJobIds {
-    return new SortedJobIds(lines, 0, lines.length / JOB_ID_LINE);
+  /** From ids end to end, already sorted and of that shape (the caller checked). */
+  static fromJoined(joined: string): SortedJobIds {
+    return new SortedJobIds(joined, 0, joined.length / JOB_ID_LENGTH);
   }
 
   /** From ids already sorted. */
   static of(ids: readonly string[]): SortedJobIds {
-    return SortedJobIds.fromLines(ids.map((id) => `${id}\n`).join(''));
+    return SortedJobIds.fromJoined(ids.join(''));
   }
 
   /** The id at `i` (from the end when negative), as Array's `at`. */
   at(i: number): string | undefined {
     const k = i < 0 ? this.length + i : i;
     if (k < 0 || k >= this.length) return undefined;
-    const start = (this.first + k) * JOB_ID_LINE;
-    return this.lines.slice(start, start + JOB_ID_LENGTH);
+    const start = (this.first + k) * JOB_ID_LENGTH;
+    return this.joined.slice(start, start + JOB_ID_LENGTH);
   }
 
   /** Where `id` goes: the index of the first id not before it. */
@@ -54,18 +51,18 @@ export class SortedJobIds implements Iterable<string> {
   between(from: string | undefined, to: string | undefined): SortedJobIds {
     const start = from === undefined ? 0 : this.firstNotBefore(from);
     const end = to === undefined ? this.length : this.firstNotBefore(to);
-    return new SortedJobIds(this.lines, this.first + start, Math.max(0, end - start));
+    return new SortedJobIds(this.joined, this.first + start, Math.max(0, end - start));
   }
 
   /** The newest `n` of them. */
   newest(n: number): SortedJobIds {
     const start = Math.max(0, this.length - n);
-    return new SortedJobIds(this.lines, this.first + start, this.length - start);
+    return new SortedJobIds(this.joined, this.first + start, this.length - start);
   }
 
-  /** The ids as `id\n` lines: compared with a month file's in one step. */
+  /** The ids end to end: compared with a month file's in one step. */
   text(): string {
-    return this.lines.slice(this.first * JOB_ID_LINE, (this.first + this.length) * JOB_ID_LINE);
+    return this.joined.slice(this.first * JOB_ID_LENGTH, (this.first + this.length) * JOB_ID_LENGTH);
   }
 
   toArray(): string[] {

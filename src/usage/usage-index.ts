@@ -23,9 +23,9 @@ import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
 import { STATE_FILE_FLAGS } from '../coord/regular-file.js';
-import { isJobId } from '../coord/job-id-shape.js';
+import { isJobId, JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 import { callerLedgerFile, usageIndexDir } from '../jobs/caller-log.js';
-import { JOB_ID_LINE, SortedJobIds } from '../jobs/sorted-job-ids.js';
+import { SortedJobIds } from '../jobs/sorted-job-ids.js';
 import { decodeCells } from './day-cells.js';
 import { isCount } from './index-rows.js';
 import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
@@ -112,7 +112,7 @@ function readMonth(path: string): MonthFile | undefined {
     const json: unknown = JSON.parse(start.toString('utf8', 0, newline));
     if (typeof json !== 'object' || json === null) return undefined;
     const { v, ledger, ids, days, speeds, rows } = json as { v?: unknown; ledger?: unknown; ids?: unknown; days?: unknown; speeds?: unknown; rows?: unknown };
-    if (v !== VERSION || !isCount(ledger) || typeof ids !== 'string' || ids.length % JOB_ID_LINE !== 0 || !Number.isInteger(speeds) || !isCount(speeds) || !Number.isInteger(rows) || !isCount(rows)) return undefined;
+    if (v !== VERSION || !isCount(ledger) || typeof ids !== 'string' || ids.length % JOB_ID_LENGTH !== 0 || !Number.isInteger(speeds) || !isCount(speeds) || !Number.isInteger(rows) || !isCount(rows)) return undefined;
     // After the first line: the speeds, a newline, the rows' line.
     const from = newline + 1;
     const end = from + speeds * FLOAT_BYTES;
@@ -125,7 +125,7 @@ function readMonth(path: string): MonthFile | undefined {
       const read = readPart(path, end + 1, rows, rows);
       return read?.identity === identity ? read.bytes : undefined;
     };
-    return cells === undefined ? undefined : { ledger, ids: SortedJobIds.fromLines(ids), cells, body };
+    return cells === undefined ? undefined : { ledger, ids: SortedJobIds.fromJoined(ids), cells, body };
   } catch {
     return undefined;
   } finally {

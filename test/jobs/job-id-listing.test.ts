@@ -34,7 +34,7 @@ describe('listJobIds', () => {
     writeFileSync(join(jobs, '20261204-100000-dddddddddddd.tmp'), '');
     settle();
     expect(await list()).toEqual(ids);
-    expect(listing().split('\n').slice(1)).toEqual([...ids, '']);
+    expect(listing().split('\n')[1]).toEqual(ids.join(''));
     // Answered from the listing: an id written into it (as a folder the listing was made from would be) is listed.
     const kept = listing().replace(ids[2]!, '20261203-100000-zzzzzzzzzzzz');
     writeFileSync(jobIdListingFile(state), kept);
@@ -64,17 +64,17 @@ describe('listJobIds', () => {
     await list();
     const header = listing().split('\n')[0]!;
     const damaged = [
-      `${header}\n${ids[0]}\n${ids[1]}`, // cut short
-      `${header}\n${ids[0]}\n../../../../etc/passwd00000\n`, // not id characters, the right length
-      `${header}\n${ids[0]!.slice(1)}\n${ids[1]}0\n`, // lines of other lengths, the right length in all
-      `${header.replace(/ \d+$/, ' 1')}\n${ids[0]}\n`, // another folder time
-      `${ids.join('\n')}\n`, // no header
+      `${header}\n${ids[0]}${ids[1]}${ids[2]!.slice(1)}`, // cut short
+      `${header}\n${ids[0]}../../../../etc/passwd00000\n`, // not id characters, the right length
+      `${header}\n${ids.join('\n')}`, // ids on lines of their own
+      `${header.replace(/ \d+$/, ' 1')}\n${ids[0]}`, // another folder time
+      ids.join(''), // no header
       '',
     ];
     for (const text of damaged) {
       writeFileSync(jobIdListingFile(state), text);
       expect(await list()).toEqual(ids);
-      expect(listing()).toBe(`${header}\n${ids.join('\n')}\n`);
+      expect(listing()).toBe(`${header}\n${ids.join('')}`);
     }
   });
 

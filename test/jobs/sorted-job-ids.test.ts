@@ -1,5 +1,5 @@
 /**
- * Job ids kept as one string of lines (src/jobs/sorted-job-ids.ts) against the
+ * Job ids kept end to end in one string (src/jobs/sorted-job-ids.ts) against the
  * same ids as an array: every way a report or a lookup reads them.
  */
 import { describe, expect, it } from 'vitest';
@@ -14,8 +14,8 @@ describe('SortedJobIds', () => {
     expect([...sorted]).toEqual(ids);
     expect(sorted.toArray()).toEqual(ids);
     expect([sorted.at(0), sorted.at(3), sorted.at(-1), sorted.at(-4), sorted.at(4), sorted.at(-5)]).toEqual([ids[0], ids[3], ids[3], ids[0], undefined, undefined]);
-    expect(SortedJobIds.fromLines(sorted.text()).toArray()).toEqual(ids);
-    expect(sorted.text()).toBe(ids.map((id) => `${id}\n`).join(''));
+    expect(SortedJobIds.fromJoined(sorted.text()).toArray()).toEqual(ids);
+    expect(sorted.text()).toBe(ids.join(''));
   });
 
   it('bounds ids by stamps: from inclusive, to exclusive, either open; and runs of runs', () => {
@@ -29,7 +29,7 @@ describe('SortedJobIds', () => {
     const december = sorted.between('202612', '202612~');
     expect(december.between('20261203', undefined).toArray()).toEqual(ids.slice(2));
     expect(december.at(-1)).toBe(ids[3]);
-    expect(december.text()).toBe(ids.slice(1).map((id) => `${id}\n`).join(''));
+    expect(december.text()).toBe(ids.slice(1).join(''));
     expect(december.newest(2).toArray()).toEqual(ids.slice(2));
     expect(sorted.newest(10).toArray()).toEqual(ids);
   });
