@@ -94,12 +94,32 @@ export interface StoredCells {
   readonly zoneFits: boolean;
 }
 
+/** How many speeds each stored cell has (prompt, generation), then the month's: their sums; undefined if not counts. */
+function speedCounts(stored: readonly unknown[]): number[] | undefined {
+  const counts: number[] = [];
+  let prompts = 0;
+  let generations = 0;
+  for (let i = 0; i < stored.length; i++) {
+    const entry: unknown = stored[i];
+    const both: unknown = Array.isArray(entry) ? entry[7] : undefined;
+    const prompt: unknown = Array.isArray(both) && both.length === 2 ? both[0] : undefined;
+    const generation: unknown = Array.isArray(both) ? both[1] : undefined;
+    if (!isLength(prompt) || !isLength(generation)) return undefined;
+    counts.push(prompt, generation);
+    prompts += prompt;
+    generations += generation;
+  }
+  counts.push(prompts, generations);
+  return counts;
+}
+
 /** Stored cells, or undefined for cells or speeds that are not ones we wrote. */
 export function decodeCells(stored: unknown, speeds: Buffer): StoredCells | undefined {
   if (!Array.isArray(stored)) return undefined;
-  const found: Array<Omit<DayCell, 'promptSpeeds' | 'generationSpeeds'>> = [];
-  const lengths: number[] = [];
-  let [prompts, generations] = [0, 0];
+  const counts = speedCounts(stored);
+  const lists = counts === undefined ? undefined : decodeSpeeds(speeds, counts);
+  if (lists === undefined) return undefined;
+  const cells: DayCell[] = [];
   const bounds = new Map<string, { from: number; to: number }>();
   let zoneFits = true;
   // Fields by index, not by destructuring: until the code is optimised, that allocates at every field of ~400 cells.
@@ -110,23 +130,14 @@ export function decodeCells(stored: unknown, speeds: Buffer): StoredCells | unde
     const model: unknown = entry[3];
     const endpoint: unknown = entry[4];
     const repo: unknown = entry[5];
-    const counts: unknown = entry[7];
     if (typeof day !== 'string' || !DAY.test(day) || typeof model !== 'string' || typeof endpoint !== 'string' || typeof repo !== 'string') return undefined;
     const sums = decodeSums(entry[6]);
     const unreadable = decodeUnreadable(entry[8]);
-    const prompt: unknown = Array.isArray(counts) && counts.length === 2 ? counts[0] : undefined;
-    const generation: unknown = Array.isArray(counts) ? counts[1] : undefined;
-    if (sums === undefined || !isLength(prompt) || !isLength(generation) || unreadable === undefined) return undefined;
+    if (sums === undefined || unreadable === undefined) return undefined;
     let here = bounds.get(day);
     if (here === undefined) bounds.set(day, (here = dayBounds(day)));
     if (here.from !== entry[1] || here.to !== entry[2]) zoneFits = false;
-    found.push({ cell: { day, model, endpoint, repo }, sums, unreadable, from: here.from, to: here.to });
-    lengths.push(prompt, generation);
-    prompts += prompt;
-    generations += generation;
+    cells.push({ cell: { day, model, endpoint, repo }, sums, unreadable, from: here.from, to: here.to, promptSpeeds: lists[2 * i] as Float64Array, generationSpeeds: lists[2 * i + 1] as Float64Array });
   }
-  const lists = decodeSpeeds(speeds, [...lengths, prompts, generations]);
-  if (lists === undefined) return undefined;
-  const cells = found.map((c, i) => ({ ...c, promptSpeeds: lists[2 * i] as Float64Array, generationSpeeds: lists[2 * i + 1] as Float64Array }));
-  return { cells, month: { promptSpeeds: lists[2 * found.length] as Float64Array, generationSpeeds: lists[2 * found.length + 1] as Float64Array }, zoneFits };
+  return { cells, month: { promptSpeeds: lists[2 * stored.length] as Float64Array, generationSpeeds: lists[2 * stored.length + 1] as Float64Array }, zoneFits };
 }

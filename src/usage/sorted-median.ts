@@ -86,7 +86,8 @@ function following(lists: readonly SortedSpeeds[], value: number, k: number): nu
 
 /** The median of the lists' values put together (an even count: the mean of the middle two); each list is sorted ascending. */
 export function medianOfSorted(lists: readonly SortedSpeeds[]): number | undefined {
-  const full = lists.filter((l) => l.length > 0);
+  // Most rows (a day of one model) have one list: their median is its middle, with no list made.
+  const full = lists.length === 1 ? lists : lists.filter((l) => l.length > 0);
   const n = full.reduce((sum, l) => sum + l.length, 0);
   if (n === 0) return undefined;
   const mid = n >> 1;

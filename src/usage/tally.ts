@@ -201,10 +201,10 @@ export function createUsageTally(by: Grouping, prices: ModelPrices): UsageTally 
               if (cells === undefined) rows.set(row, (cells = []));
               cells.push(cell);
             }
-            for (const [row, cells] of rows) row.take(cells, cells.length === batch.cells.length ? batch.merged : undefined);
+            rows.forEach((cells, row) => row.take(cells, cells.length === batch.cells.length ? batch.merged : undefined));
             all.take(batch.cells, batch.merged);
           },
-    rows: () => [...groups.entries()].sort(([a], [b]) => keyOrder(a, b)).map(([key, sum]) => sum.row(key, prices)),
+    rows: () => [...groups.keys()].sort(keyOrder).map((key) => (groups.get(key) as RowSum).row(key, prices)),
     total: () => all.row('total', prices),
   };
 }
