@@ -35,6 +35,16 @@ describe('medianOfSorted', () => {
     }
   });
 
+  it('equals it for a year of speeds in few lists or many (thousands of values each time)', () => {
+    const next = numbers(11);
+    for (const [count, length] of [[13, 2300], [366, 80], [2, 5000], [40, 150]] as const) {
+      const lists = Array.from({ length: count }, () => Array.from({ length: Math.floor(length * (0.5 + next())) }, () => next() * 5000).sort((a, b) => a - b));
+      expect(medianOfSorted(lists)).toBe(sortedMedian(lists.flat()));
+      lists[0]!.push(5001); // the count odd or even the other way
+      expect(medianOfSorted(lists)).toBe(sortedMedian(lists.flat()));
+    }
+  });
+
   it('reads views of stored floats as it reads arrays', () => {
     const floats = Float64Array.from([1, 2, 3, 40, 50, 60]);
     expect(medianOfSorted([floats.subarray(0, 3), floats.subarray(3), [4, 5]])).toBe(4.5);
@@ -42,8 +52,9 @@ describe('medianOfSorted', () => {
 
   it('ends, with some value, for lists out of order or holding NaN (a damaged index)', () => {
     const next = numbers(7);
-    for (let round = 0; round < 200; round++) {
-      const lists = Array.from({ length: 2 + Math.floor(next() * 20) }, () => Array.from({ length: 1 + Math.floor(next() * 30) }, () => (next() < 0.05 ? Number.NaN : next() * 5000)));
+    for (let round = 0; round < 100; round++) {
+      // Over 4,096 values: the lists are selected from, not copied and sorted.
+      const lists = Array.from({ length: 15 + Math.floor(next() * 10) }, () => Array.from({ length: 300 + Math.floor(next() * 100) }, () => (next() < 0.05 ? Number.NaN : next() * 5000)));
       expect(typeof medianOfSorted(lists)).toBe('number');
     }
   });
