@@ -48,16 +48,27 @@ export function print(text: string): void {
   writeStdout(printableLines(redactSecrets(text.endsWith('\n') ? text : `${text}\n`)));
 }
 
+/** Keys already converted: a report's 366 rows repeat the same thirty keys. */
+const snakeKeys = new Map<string, string>();
+
 /** camelCase → snake_case for identifier-like keys; ids and paths (with '/', '.', ':' or '-') stay as they are. */
 function snakeKey(key: string): string {
-  return /^[a-z][a-zA-Z0-9]*$/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
+  let snake = snakeKeys.get(key);
+  if (snake === undefined) {
+    snake = /^[a-z][a-zA-Z0-9]*$/.test(key) ? key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) : key;
+    snakeKeys.set(key, snake);
+  }
+  return snake;
 }
 
 /** Every --json output uses snake_case keys, whatever shape the service returned. */
 export function snakeCaseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(snakeCaseKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeKey(k), snakeCaseKeys(v)]));
+  // No prototype: a key named __proto__ is a key like any other.
+  const snake: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const key of Object.keys(value)) snake[snakeKey(key)] = snakeCaseKeys((value as Record<string, unknown>)[key]);
+  return snake;
 }
 
 export function printJson(value: unknown): void {
