@@ -6,7 +6,7 @@
  * a new job, a removed one, caller bytes appended after a job ended, another
  * time zone, a window that starts inside a day, a damaged month file.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { appendCallerEntry } from '../../src/jobs/caller-log.js';
@@ -199,6 +199,20 @@ describe('usage from the index cells', () => {
       expect(count(rows[0])).toBeLessThan(count(expected('day', zone).find((r) => r.key === rows[0]!.key))); // the first day is cut
       expect(await report(zone, '--by', 'repo', '--since', span)).toEqual(expected('repo', zone, since));
     }
+  });
+
+  it('four processes building the index at once each report right, and leave whole files the next report uses', async () => {
+    const settled = new Date(Date.now() - 60_000);
+    utimesSync(join(dirs.state, 'jobs'), settled, settled); // a quiet jobs folder: its id listing is written too
+    const reports = await Promise.all([1, 2, 3, 4].map(() => report('UTC', '--by', 'day')));
+    for (const rows of reports) expect(rows).toEqual(expected('day', 'UTC'));
+    const files = [...monthFiles(), join(indexDir(), 'job-ids.txt')];
+    const identity = (): string[] => files.map((f) => `${statSync(f).ino} ${statSync(f).mtimeMs}`);
+    const written = identity();
+    expect(await report('UTC', '--by', 'model')).toEqual(expected('model', 'UTC'));
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+    expect(identity()).toEqual(written); // read as they were: none was rebuilt
+    expect(readdirSync(indexDir()).filter((n) => n.startsWith('.'))).toEqual([]); // no writer's temp file left
   });
 
   it('a damaged month file is rebuilt from the jobs', async () => {
