@@ -7,7 +7,7 @@
  */
 import { isJobId } from '../coord/job-id-shape.js';
 import type { JobUsage, UnreadableLog } from './job-usage.js';
-import { cellOf, dayBounds, type CellSum } from './tally.js';
+import { cellOf, dayBounds, type CellSum, type SpeedLists } from './tally.js';
 import type { SortedSpeeds } from './sorted-median.js';
 import { decodeSpeeds, encodeSpeeds } from './stored-speeds.js';
 import { addJobToSums, decodeSums, emptySums } from './usage-sums.js';
@@ -41,12 +41,6 @@ export function cellSumsOf(jobs: Iterable<JobUsage>): SummedCell[] {
     sum.generationSpeeds.push(...job.generationTokensPerS);
   }
   return [...cells.values()].map((c) => ({ ...c, promptSpeeds: c.promptSpeeds.sort(ascending), generationSpeeds: c.generationSpeeds.sort(ascending) }));
-}
-
-/** A cell's speeds and the month's, merged: a row that takes every cell of a month takes one list, not one a day. */
-export interface MonthSpeeds {
-  readonly promptSpeeds: SortedSpeeds;
-  readonly generationSpeeds: SortedSpeeds;
 }
 
 /**
@@ -88,8 +82,8 @@ const isLength = (n: unknown): n is number => typeof n === 'number' && Number.is
 
 export interface StoredCells {
   readonly cells: DayCell[];
-  /** Every cell's speeds together. */
-  readonly month: MonthSpeeds;
+  /** Every cell's speeds together: a row that takes all the month's cells takes one list, not one a day. */
+  readonly month: SpeedLists;
   /** Every stored day starts and ends where it does in this process's time zone. */
   readonly zoneFits: boolean;
 }

@@ -6,7 +6,8 @@
  */
 import { SortedJobIds } from '../jobs/sorted-job-ids.js';
 import type { JobUsage } from './job-usage.js';
-import { cellSumsOf, encodeCells, type DayCell, type MonthSpeeds, type StoredCells } from './day-cells.js';
+import { cellSumsOf, encodeCells, type DayCell, type StoredCells } from './day-cells.js';
+import type { SpeedLists } from './tally.js';
 import { decodeRow, encodeRow } from './index-rows.js';
 
 
@@ -31,7 +32,7 @@ export interface MonthContents {
 export interface MonthCells {
   readonly cells: readonly DayCell[];
   /** Every cell's speeds together. */
-  readonly month: MonthSpeeds;
+  readonly month: SpeedLists;
   /** Jobs on file the cells do not hold (live, new, damaged): the report reads these one by one. */
   readonly uncovered: ReadonlySet<string>;
 }

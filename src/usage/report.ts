@@ -14,9 +14,9 @@ import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from
 import type { SortedJobIds } from '../jobs/sorted-job-ids.js';
 import { comparison, type Comparison } from './estimate.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
-import type { DayCell, MonthSpeeds } from './day-cells.js';
+import type { DayCell } from './day-cells.js';
 import type { IndexedMonth } from './indexed-month.js';
-import { createUsageTally, localDay, type CellBatch, type Grouping, type UsageRow } from './tally.js';
+import { createUsageTally, localDay, type CellBatch, type Grouping, type SpeedLists, type UsageRow } from './tally.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
@@ -77,7 +77,7 @@ export interface UsageSink {
 interface MonthPlan {
   readonly whole: readonly DayCell[];
   /** All the month's speeds, when the report takes every one of its cells whole. */
-  readonly merged: MonthSpeeds | undefined;
+  readonly merged: SpeedLists | undefined;
   /** Days the window starts or ends inside: their jobs are counted one by one. */
   readonly cutDays: ReadonlySet<string>;
   /** Jobs on file the cells do not hold. */

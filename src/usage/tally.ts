@@ -105,7 +105,8 @@ export interface CellSum {
   readonly generationSpeeds: SortedSpeeds;
 }
 
-type SpeedLists = Pick<CellSum, 'promptSpeeds' | 'generationSpeeds'>;
+/** A set of jobs' speeds, each kind in one sorted list. */
+export type SpeedLists = Pick<CellSum, 'promptSpeeds' | 'generationSpeeds'>;
 
 /** Cells a report takes whole (from one month file), with all their speeds merged when it holds the month's every cell. */
 export interface CellBatch {
