@@ -19,7 +19,7 @@
  * read-only state directory only makes reports slower.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
 import { STATE_FILE_FLAGS } from '../coord/regular-file.js';
@@ -173,6 +173,8 @@ export async function openUsageIndex(jobsRoot: string): Promise<UsageIndex> {
           try {
             await privateDir(dir);
             await writePrivateFile(file, monthBytes(contents));
+            // The month as version 2 kept it (all JSON, until 2026-12-04): replaced by this file, so not left behind.
+            await unlink(join(dir, `${key}.json`)).catch(() => undefined);
           } catch {
             // A read-only or full state directory: the report is right without the index, only slower.
           }

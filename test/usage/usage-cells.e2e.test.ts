@@ -215,6 +215,17 @@ describe('usage from the index cells', () => {
     expect(readdirSync(indexDir()).filter((n) => n.startsWith('.'))).toEqual([]); // no writer's temp file left
   });
 
+  it('a month file of the all-JSON version 2 is replaced, not left beside the new one', async () => {
+    await report('UTC', '--by', 'day');
+    const months = monthFiles();
+    const old = months.map((f) => f.replace(/\.bin$/, '.json'));
+    for (const f of old) writeFileSync(f, '{"v":2,"ledger":0,"ids":"","days":[]}\n{"strings":[],"jobs":[]}\n');
+    for (const f of months) rmSync(f);
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+    expect(readdirSync(indexDir()).filter((n) => n.endsWith('.json'))).toEqual([]);
+    expect(monthFiles()).toEqual(months);
+  });
+
   it('a damaged month file is rebuilt from the jobs', async () => {
     await report('UTC', '--by', 'day');
     const damage = [
