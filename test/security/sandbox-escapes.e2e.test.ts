@@ -81,6 +81,10 @@ function probeScript(p: {
     `r read-config cat "${p.config}"`,
     `r read-sidecar cat "${p.config.replace(/models\.yaml$/, 'models.local.yaml')}"`,
     ...STATE_FILES.map((name) => `r read-${name} cat "${p.stateFiles[name]}"`),
+    // Links in the job's own tree to another job's record and to the jobs folder: Bash may make them, the file tools read them next.
+    `r link-other-job ln -s "${p.stateFiles['other-job']}" link-other-job`,
+    `r link-jobs ln -s "${dirname(dirname(p.stateFiles['other-job']))}" link-jobs`,
+    'r read-through-link cat link-other-job',
     'r read-masked sh -c \'printf "%s" "$DEPLOY_TOKEN"\'',
     `r connect-loopback bash -c 'exec 3<>/dev/tcp/127.0.0.1/${p.port} && echo connected'`,
     // Through Claude Code's proxy (--noproxy '' overrides the sandbox's no_proxy for loopback): a host not on the list.
@@ -132,6 +136,8 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
     mkdirSync(dirname(stateFiles[key]), { recursive: true, mode: 0o700 });
     writeFileSync(stateFiles[key], `${STATE_SECRETS[key]}\n`, { mode: 0o600 });
   }
+  // This job's own worktree, where the links are made (the first worktree of the repository).
+  const ownTree = join(dirs.state, 'worktrees', `${basename(dirs.repo)}-1`);
   const script = probeScript({ home: dirs.root, mainRepo: dirs.repo, otherRepo, outsideTmp, cache, port, registry: registryPort, config: dirs.config, stateFiles });
   const turns: Turn[] = [
     {
@@ -148,8 +154,11 @@ async function runJob(sandbox: boolean, sim: Simulator): Promise<Run> {
         { name: 'Write', input: { file_path: join(dirs.root, '.profile-planted'), content: 'pwned\n' } },
         { name: 'Read', input: { file_path: join(dirs.root, CREDENTIALS.ssh ?? '') } },
         ...Object.values(stateFiles).map((file_path) => ({ name: 'Read', input: { file_path } })),
+        { name: 'Read', input: { file_path: join(ownTree, 'link-other-job') } },
+        { name: 'Read', input: { file_path: join(ownTree, 'link-jobs', basename(dirname(stateFiles['other-job'])), 'job.json') } },
       ],
     },
+    { toolUse: { name: 'Grep', input: { pattern: STATE_SECRETS['other-job'], path: join(ownTree, 'link-jobs'), output_mode: 'content' } } },
     { toolUse: { name: 'Grep', input: { pattern: Object.values(STATE_SECRETS).join('|'), path: dirs.state, output_mode: 'content' } } },
     { text: 'Done.' },
   ];
@@ -220,6 +229,12 @@ const ESCAPES: ReadonlyArray<{ name: string; escaped: (run: Run) => boolean }> =
     name: `file-tool-read-${name}`,
     escaped: (r: Run) => r.toolResults.some((t) => t.tool === 'Read' && t.input.file_path === r.stateFiles[name] && t.text.includes(STATE_SECRETS[name])),
   })),
+  { name: 'read-through-link', escaped: (r) => attempt(r, 'read-through-link').out.includes(STATE_SECRETS['other-job']) },
+  // Through a link in the job's own tree: to the record itself, or to the jobs folder it is in.
+  {
+    name: 'file-tool-read-through-link',
+    escaped: (r) => r.toolResults.some((t) => ['Read', 'Grep'].includes(t.tool) && JSON.stringify(t.input).includes('/link-') && t.text.includes(STATE_SECRETS['other-job'])),
+  },
   // A match in one of the files ("path:line:text"), not in this job's own log, which holds the pattern.
   { name: 'file-tool-grep-state', escaped: (r) => r.toolResults.some((t) => t.tool === 'Grep' && STATE_FILES.some((name) => t.text.includes(`${r.stateFiles[name]}:1:${STATE_SECRETS[name]}`))) },
 ];
