@@ -11,7 +11,7 @@
  * is what shows each refusal check can fail.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -279,6 +279,15 @@ describe('the sandbox keeps a worktree job\'s Bash inside its tree (real Claude 
     expect(readFileSync(join(worktree, 'notes.txt'), 'utf8')).toBe('second draft\n');
     expect(execFileSync('git', ['-C', on.mainRepo, 'log', '-1', '--format=%s', on.record.worktree?.branch ?? ''], { encoding: 'utf8' }).trim()).toBe('work from the job');
     expect(on.record.worktree?.commits).toBe(1);
+  });
+
+  it('the links were made in the job\'s own tree (what was refused through them was there to read), in the tree asked for', () => {
+    for (const run of [on, off]) {
+      expect(attempt(run, 'link-other-job').rc).toBe(0);
+      expect(attempt(run, 'link-jobs').rc).toBe(0);
+      expect(lstatSync(join(run.record.worktree?.path ?? '', 'link-other-job')).isSymbolicLink()).toBe(true);
+    }
+    expect(on.record.worktree?.path).toBe(join(on.dirs.state, 'worktrees', `${basename(on.dirs.repo)}-1`));
   });
 
   it('the main repository keeps its branch and the worktree its .git link', () => {
