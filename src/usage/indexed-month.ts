@@ -21,10 +21,11 @@ export interface MonthFile {
   body(): Buffer | undefined;
 }
 
-/** A month file's parts: its first line's fields, its cells' speeds, and its jobs' rows. */
+/** A month file's parts: its first line's fields, its cells' speeds, its jobs' ids, and their rows. */
 export interface MonthContents {
   readonly header: Record<string, unknown>;
   readonly speeds: Buffer;
+  readonly ids: SortedJobIds;
   readonly body: unknown;
 }
 
@@ -144,7 +145,7 @@ export function indexedMonth(found: MonthFile | undefined, noted: ReadonlySet<st
       const strings = new Map<string, number>();
       const lines = all.map((job) => encodeRow(job, strings));
       const { days, speeds } = encodeCells(cellSumsOf(all));
-      return { header: { ledger, ids: SortedJobIds.of(all.map((j) => j.id)).text(), days }, speeds, body: { strings: [...strings.keys()], jobs: lines } };
+      return { header: { ledger, days }, speeds, ids: SortedJobIds.of(all.map((j) => j.id)), body: { strings: [...strings.keys()], jobs: lines } };
     },
   };
 }

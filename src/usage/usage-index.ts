@@ -3,9 +3,10 @@
  * slot board, so its record and requests.jsonl never change again), one file per
  * UTC month of job ids (`<state>/usage-index/2026-12.bin`), so a report over a
  * year of jobs reads a dozen files instead of three per job. A file's first line
- * (JSON) holds the month's job ids and their cells (src/usage/day-cells.ts), then
- * come the cells' speeds as floats (src/usage/stored-speeds.ts): a report over
- * whole days reads only these; a last line (JSON) holds each job's row.
+ * (JSON) holds the month's cells (src/usage/day-cells.ts) and the sizes of the
+ * binary part after it: the cells' speeds as floats (src/usage/stored-speeds.ts),
+ * then the month's job ids end to end. A report over whole days reads only these;
+ * a last line (JSON) holds each job's row.
  *
  * A job's caller.jsonl still grows after it ended (job_status, job_log, from any
  * process); each append is noted in the caller ledger (src/jobs/caller-log.ts).
@@ -31,7 +32,7 @@ import { isCount } from './index-rows.js';
 import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
 import { FLOAT_BYTES } from './stored-speeds.js';
 
-const VERSION = 3;
+const VERSION = 4;
 /** A month of a busy year is well under this; a bigger file is not one we wrote. */
 const MAX_MONTH_BYTES = 64 * 1024 * 1024;
 /** The most of the ledger read at once; a month further behind is rebuilt instead. */
@@ -54,8 +55,11 @@ export interface UsageIndex {
   month(key: string): SavedMonth;
 }
 
-/** The first read of a month file: most first lines fit (a longer one costs a second read). */
+/** The first read of a month file: its first line (the cells: a few kB) and most months' speeds and ids fit. */
 const FIRST_READ_BYTES = 64 * 1024;
+
+/** A whole number of bytes, floats or ids, as a month file's first line gives the sizes of its parts. */
+const isSize = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
 
 const identityOf = (info: Stats): string => `${info.dev} ${info.ino} ${info.size} ${info.mtimeMs}`;
 
@@ -111,21 +115,23 @@ function readMonth(path: string): MonthFile | undefined {
     if (start === undefined || newline === -1) return undefined;
     const json: unknown = JSON.parse(start.toString('utf8', 0, newline));
     if (typeof json !== 'object' || json === null) return undefined;
-    const { v, ledger, ids, days, speeds, rows } = json as { v?: unknown; ledger?: unknown; ids?: unknown; days?: unknown; speeds?: unknown; rows?: unknown };
-    if (v !== VERSION || !isCount(ledger) || typeof ids !== 'string' || ids.length % JOB_ID_LENGTH !== 0 || !Number.isInteger(speeds) || !isCount(speeds) || !Number.isInteger(rows) || !isCount(rows)) return undefined;
-    // After the first line: the speeds, a newline, the rows' line.
+    const { v, ledger, jobs, days, speeds, rows } = json as { v?: unknown; ledger?: unknown; jobs?: unknown; days?: unknown; speeds?: unknown; rows?: unknown };
+    if (v !== VERSION || !isCount(ledger) || !isSize(jobs) || !isSize(speeds) || !isSize(rows)) return undefined;
+    // After the first line: the speeds, the job ids end to end, a newline, the rows' line.
     const from = newline + 1;
-    const end = from + speeds * FLOAT_BYTES;
+    const idsAt = from + speeds * FLOAT_BYTES;
+    const end = idsAt + jobs * JOB_ID_LENGTH;
     if (info.size !== end + 1 + rows) return undefined;
-    const section = end < start.length ? start.subarray(from, end + 1) : readAt(fd, from, end + 1 - from);
-    if (section?.[end - from] !== 10) return undefined;
-    const cells = decodeCells(days, section.subarray(0, end - from));
+    const binary = end < start.length ? start.subarray(from, end + 1) : readAt(fd, from, end + 1 - from);
+    if (binary?.[end - from] !== 10) return undefined;
+    const cells = decodeCells(days, binary.subarray(0, idsAt - from));
     const identity = identityOf(info);
     const body = (): Buffer | undefined => {
       const read = readPart(path, end + 1, rows, rows);
       return read?.identity === identity ? read.bytes : undefined;
     };
-    return cells === undefined ? undefined : { ledger, ids: SortedJobIds.fromJoined(ids), cells, body };
+    const ids = SortedJobIds.fromJoined(binary.toString('latin1', idsAt - from, end - from));
+    return cells === undefined ? undefined : { ledger, ids, cells, body };
   } catch {
     return undefined;
   } finally {
@@ -136,9 +142,10 @@ function readMonth(path: string): MonthFile | undefined {
 /** The file's bytes: the first line padded with spaces so the speeds after it start at a multiple of 8 (read in place). */
 function monthBytes(contents: MonthContents): Buffer {
   const rows = Buffer.from(`${JSON.stringify(contents.body)}\n`);
-  const head = JSON.stringify({ v: VERSION, ...contents.header, speeds: contents.speeds.length / FLOAT_BYTES, rows: rows.length });
+  const sizes = { jobs: contents.ids.length, speeds: contents.speeds.length / FLOAT_BYTES, rows: rows.length };
+  const head = JSON.stringify({ v: VERSION, ...contents.header, ...sizes });
   const pad = (FLOAT_BYTES - ((Buffer.byteLength(head) + 1) % FLOAT_BYTES)) % FLOAT_BYTES;
-  return Buffer.concat([Buffer.from(`${head}${' '.repeat(pad)}\n`), contents.speeds, Buffer.from('\n'), rows]);
+  return Buffer.concat([Buffer.from(`${head}${' '.repeat(pad)}\n`), contents.speeds, Buffer.from(contents.ids.text(), 'latin1'), Buffer.from('\n'), rows]);
 }
 
 /** The job ids noted in the ledger from `from` on (a line cut short by a writer still at it is no id). */

@@ -231,7 +231,8 @@ describe('usage from the index cells', () => {
     const damage = [
       () => '{garbage',
       () => '',
-      () => '{"v":3,"ledger":0,"ids":"","days":[],"speeds":2,"rows":3}\n\n{}\n', // speeds it does not have
+      () => '{"v":4,"ledger":0,"days":[],"jobs":0,"speeds":2,"rows":3}\n\n{}\n', // speeds it does not have
+      () => '{"v":4,"ledger":0,"days":[],"jobs":1,"speeds":0,"rows":3}\n20261101-080000-aaaaaa\n{}\n', // an id cut short
       (bytes: Buffer) => Buffer.concat([bytes.subarray(0, bytes.indexOf(10) + 9), bytes.subarray(bytes.indexOf(10) + 10)]), // a byte of the speeds lost
     ];
     for (const hurt of damage) {
