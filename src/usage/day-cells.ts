@@ -8,7 +8,8 @@
 import { isJobId } from '../coord/job-id-shape.js';
 import type { JobUsage, UnreadableLog } from './job-usage.js';
 import { cellOf, dayBounds, type CellSum, type SpeedLists } from './tally.js';
-import type { SortedSpeeds } from './sorted-median.js';
+import { concatenated, type SortedSpeeds } from './sorted-median.js';
+import { isWholeCount } from './index-rows.js';
 import { decodeSpeeds, encodeSpeeds } from './stored-speeds.js';
 import { addJobToSums, decodeSums, emptySums } from './usage-sums.js';
 
@@ -54,7 +55,7 @@ export function encodeCells(cells: readonly SummedCell[]): { days: unknown[]; sp
     const unreadable = c.unreadable.map((u) => [u.id, u.lines, u.halfWritten ? 1 : 0]);
     return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, [c.promptSpeeds.length, c.generationSpeeds.length], unreadable];
   });
-  const month = (of: (c: SummedCell) => SortedSpeeds): Float64Array => Float64Array.from(cells.flatMap((c) => Array.from(of(c)))).sort();
+  const month = (of: (c: SummedCell) => SortedSpeeds): Float64Array => concatenated(cells.map(of)).sort();
   const lists = [...cells.flatMap((c) => [c.promptSpeeds, c.generationSpeeds]), month((c) => c.promptSpeeds), month((c) => c.generationSpeeds)];
   return { days, speeds: encodeSpeeds(lists) };
 }
@@ -72,13 +73,11 @@ function decodeUnreadable(stored: unknown): UnreadableLog[] | undefined {
   const jobs: UnreadableLog[] = [];
   for (const entry of stored as unknown[]) {
     const [id, lines, half] = Array.isArray(entry) ? (entry as unknown[]) : [];
-    if (typeof id !== 'string' || !isJobId(id) || typeof lines !== 'number' || !Number.isInteger(lines) || lines < 0 || (half !== 0 && half !== 1)) return undefined;
+    if (typeof id !== 'string' || !isJobId(id) || !isWholeCount(lines) || (half !== 0 && half !== 1)) return undefined;
     jobs.push({ id, lines, halfWritten: half === 1 });
   }
   return jobs;
 }
-
-const isLength = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
 
 export interface StoredCells {
   readonly cells: DayCell[];
@@ -98,7 +97,7 @@ function speedCounts(stored: readonly unknown[]): number[] | undefined {
     const both: unknown = Array.isArray(entry) ? entry[7] : undefined;
     const prompt: unknown = Array.isArray(both) && both.length === 2 ? both[0] : undefined;
     const generation: unknown = Array.isArray(both) ? both[1] : undefined;
-    if (!isLength(prompt) || !isLength(generation)) return undefined;
+    if (!isWholeCount(prompt) || !isWholeCount(generation)) return undefined;
     counts.push(prompt, generation);
     prompts += prompt;
     generations += generation;

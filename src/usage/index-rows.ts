@@ -33,6 +33,8 @@ export function encodeRow(job: JobUsage, strings: Map<string, number>): Row {
 }
 
 export const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0;
+/** A count of things (speeds, bytes, ids), not a sum that may hold fractions (GPU ms). */
+export const isWholeCount = (x: unknown): x is number => isCount(x) && Number.isInteger(x);
 const isCounts = (xs: unknown): xs is number[] => Array.isArray(xs) && xs.every(isCount);
 const STATUSES: ReadonlySet<string> = new Set<JobRecord['status']>(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timeout', 'interrupted']);
 

@@ -127,8 +127,8 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
       sink.add(job);
     };
-    // With cells, only the jobs they lack and those of cut days: the sets are small, the month's ids are not.
-    const toRead = plan === undefined ? ids.toArray() : [...new Set([...plan.uncovered, ...plan.nearCut])].filter((id) => ids.has(id)).sort();
+    // With cells, only the jobs they lack and those of cut days (two sets apart): small, the month's ids are not.
+    const toRead = plan === undefined ? ids.toArray() : [...plan.uncovered, ...plan.nearCut].filter((id) => ids.has(id)).sort();
     await forEachLimited(toRead, READ_CONCURRENCY, async (id) => {
       const indexed = live.has(id) || plan?.uncovered.has(id) === true ? undefined : month.cached(id);
       if (indexed !== undefined) return deliver(indexed);

@@ -13,6 +13,17 @@ const SORT_AT_MOST = 4096;
 /** A list of speeds, ascending: an array, or a view of a month file's stored speeds. */
 export type SortedSpeeds = ArrayLike<number>;
 
+/** The lists end to end in one array of floats (to sort, or to store). */
+export function concatenated(lists: readonly SortedSpeeds[]): Float64Array {
+  const all = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    all.set(list, at);
+    at += list.length;
+  }
+  return all;
+}
+
 /** First index in [lo, hi) whose value is not below `v` (`orEqual`: above `v`). */
 function bound(list: SortedSpeeds, v: number, lo: number, hi: number, orEqual: boolean): number {
   while (lo < hi) {
@@ -100,13 +111,7 @@ export function medianOfSorted(lists: readonly SortedSpeeds[]): number | undefin
   }
   if (n <= SORT_AT_MOST) {
     // A week's or a month's few thousand speeds: copied and sorted natively, ~3x faster than selecting in cold code.
-    const all = new Float64Array(n);
-    let at = 0;
-    for (const list of full) {
-      all.set(list, at);
-      at += list.length;
-    }
-    all.sort();
+    const all = concatenated(full).sort();
     return n % 2 === 1 ? all[mid] : ((all[mid - 1] as number) + (all[mid] as number)) / 2;
   }
   if (n % 2 === 1) return kth(full, mid);

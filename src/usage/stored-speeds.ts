@@ -6,20 +6,14 @@
  * few values it needs. Values are exact: a median from the index is the median
  * of the speeds the jobs' logs give.
  */
-import type { SortedSpeeds } from './sorted-median.js';
+import { concatenated, type SortedSpeeds } from './sorted-median.js';
 
 /** This machine stores floats low byte first (all but a few); otherwise bytes are swapped on the way in and out. */
 const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 export const FLOAT_BYTES = 8;
 
 export function encodeSpeeds(lists: readonly SortedSpeeds[]): Buffer {
-  const all = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
-  let at = 0;
-  for (const list of lists) {
-    all.set(list, at);
-    at += list.length;
-  }
-  const bytes = Buffer.from(all.buffer);
+  const bytes = Buffer.from(concatenated(lists).buffer);
   return LITTLE_ENDIAN ? bytes : bytes.swap64();
 }
 

@@ -28,7 +28,7 @@ import { isJobId, JOB_ID_LENGTH } from '../coord/job-id-shape.js';
 import { callerLedgerFile, usageIndexDir } from '../jobs/caller-log.js';
 import { SortedJobIds } from '../jobs/sorted-job-ids.js';
 import { decodeCells } from './day-cells.js';
-import { isCount } from './index-rows.js';
+import { isCount, isWholeCount } from './index-rows.js';
 import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
 import { FLOAT_BYTES } from './stored-speeds.js';
 
@@ -57,9 +57,6 @@ export interface UsageIndex {
 
 /** The first read of a month file: its first line (the cells: a few kB) and most months' speeds and ids fit. */
 const FIRST_READ_BYTES = 64 * 1024;
-
-/** A whole number of bytes, floats or ids, as a month file's first line gives the sizes of its parts. */
-const isSize = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
 
 const identityOf = (info: Stats): string => `${info.dev} ${info.ino} ${info.size} ${info.mtimeMs}`;
 
@@ -94,7 +91,7 @@ function readAt(fd: number, from: number, length: number): Buffer | undefined {
 }
 
 /**
- * A month file's first line parsed with its speeds, or undefined for one that is missing or damaged (then rebuilt).
+ * A month file's first line parsed with its speeds and ids, or undefined for one that is missing or damaged (then rebuilt).
  * The first line gives the size of the parts after it, so a file cut short, added to or passed through a text tool
  * (which rewrites bytes that are not UTF-8) does not match its size. The rows are read when first asked for, and
  * only from the same file.
@@ -116,7 +113,7 @@ function readMonth(path: string): MonthFile | undefined {
     const json: unknown = JSON.parse(start.toString('utf8', 0, newline));
     if (typeof json !== 'object' || json === null) return undefined;
     const { v, ledger, jobs, days, speeds, rows } = json as { v?: unknown; ledger?: unknown; jobs?: unknown; days?: unknown; speeds?: unknown; rows?: unknown };
-    if (v !== VERSION || !isCount(ledger) || !isSize(jobs) || !isSize(speeds) || !isSize(rows)) return undefined;
+    if (v !== VERSION || !isCount(ledger) || !isWholeCount(jobs) || !isWholeCount(speeds) || !isWholeCount(rows)) return undefined;
     // After the first line: the speeds, the job ids end to end, a newline, the rows' line.
     const from = newline + 1;
     const idsAt = from + speeds * FLOAT_BYTES;
@@ -125,13 +122,13 @@ function readMonth(path: string): MonthFile | undefined {
     const binary = end < start.length ? start.subarray(from, end + 1) : readAt(fd, from, end + 1 - from);
     if (binary?.[end - from] !== 10) return undefined;
     const cells = decodeCells(days, binary.subarray(0, idsAt - from));
+    if (cells === undefined) return undefined;
     const identity = identityOf(info);
     const body = (): Buffer | undefined => {
       const read = readPart(path, end + 1, rows, rows);
       return read?.identity === identity ? read.bytes : undefined;
     };
-    const ids = SortedJobIds.fromJoined(binary.toString('latin1', idsAt - from, end - from));
-    return cells === undefined ? undefined : { ledger, ids, cells, body };
+    return { ledger, ids: SortedJobIds.fromJoined(binary.toString('latin1', idsAt - from, end - from)), cells, body };
   } catch {
     return undefined;
   } finally {
