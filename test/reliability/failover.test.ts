@@ -112,7 +112,7 @@ describe.concurrent('a second endpoint serving the same model, the first killed 
         expect(moved.length).toBeGreaterThanOrEqual(1);
         expect(moved.some((l) => l.status === 200)).toBe(true);
         expect(transcriptOf(p.h, id)).toMatch(/moved from gpu-a to gpu-b after gpu-a had not served the job's model for \d+ s/);
-        expect(textOf(await p.h.call('job_status', { job_id: id }))).toMatch(/moved from gpu-a to gpu-b at \d\d:\d\d:\d\d after gpu-a had not served the job's model for \d+ s .*; gpu-b serves unsloth\/Qwen3\.8-27B-GGUF:UD-Q4_K_XL \(131072-token window\)/);
+        expect(textOf(await p.h.call('job_status', { job_id: id }))).toMatch(/moved from gpu-a to gpu-b at \d\d:\d\d:\d\d after gpu-a had not served the job's model for \d+(\.\d)? s .*; gpu-b serves unsloth\/Qwen3\.8-27B-GGUF:UD-Q4_K_XL \(131072-token window\)/);
       }
       // The later of the two waited for gpu-b's one slot, and its transcript says so.
       const later = p.ids[movedAt[0]! > movedAt[1]! ? 0 : 1]!;

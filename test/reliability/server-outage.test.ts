@@ -96,7 +96,7 @@ describe.concurrent('the model server changes under running jobs', () => {
         expect(lasted).toBeGreaterThan(3000);
         expect(lasted).toBeLessThan(12_000);
         expect(outages[0]!.saw[0]).toMatch(/^is down \(host is up, nothing listens on/);
-        expect(transcriptOf(b.h, id)).toMatch(/waiting for the model server: gpu is down \(host is up, nothing listens on 127\.0\.0\.1:\d+ \(nothing started, or wrong port\)\), 0 s so far; waiting up to 10 min/);
+        expect(transcriptOf(b.h, id)).toMatch(/waiting for the model server: gpu is down \(host is up, nothing listens on 127\.0\.0\.1:\d+ \(nothing started, or wrong port\)\), 0(\.\d)? s so far; waiting up to 10 min/);
       }
     } finally {
       await b.close();
@@ -149,7 +149,7 @@ describe.concurrent('the model server changes under running jobs', () => {
       await b.sim.setDown(false);
       expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait !== undefined, 30_000, 200)).toBe(true);
       const text = textOf(await b.h.call('job_status', { job_id: b.ids[0]! }));
-      expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+ s so far; waiting up to 10 min/);
+      expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+(\.[0-9])? s so far; waiting up to 10 min/);
       const [record] = await waitAll(b, b.ids);
       expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });
       const outage = readRecord(b.h.dirs, b.ids[0]!).outages?.[0];

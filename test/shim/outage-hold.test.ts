@@ -1,7 +1,8 @@
 /** The outage wait of one route (src/shim/outage-hold.ts): what a probe means, the words, and the wait's end. */
 import { describe, expect, it } from 'vitest';
 import type { EndpointProbe, ServedModel } from '../../src/backends/types.js';
-import { createRouteOutage, durationWords, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
+import { formatDuration } from '../../src/amounts.js';
+import { createRouteOutage, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
 import { sameModelRule } from '../../src/jobs/same-model.js';
 
 const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
@@ -61,8 +62,11 @@ describe('what a probe means for a waiting job', () => {
 });
 
 describe('the words', () => {
-  it('durations as a person says them', () => {
-    expect([durationWords(0), durationWords(45), durationWords(60), durationWords(100), durationWords(600)]).toEqual(['0 s', '45 s', '1 min', '1 min 40 s', '10 min']);
+  it('durations in the words of a job\'s own time: one formatter, "1 min 5 s", never "1 min 05 s"', () => {
+    const live: OutageLive = { endpoint: 'gpu-box', since: '2026-12-02T12:00:00.000Z', saw: 'is down', wait_s: 45 };
+    const at = new Date('2026-12-02T12:01:05.000Z');
+    expect(outageWords(live, at)).toBe(`gpu-box is down, ${formatDuration(65)} so far; waiting up to ${formatDuration(45)}`);
+    expect(outageWords(live, at)).toBe('gpu-box is down, 1 min 5 s so far; waiting up to 45 s');
   });
   it('the live line', () => {
     const live: OutageLive = { endpoint: 'gpu-box', since: '2026-12-02T12:00:00.000Z', saw: 'is loading its model', wait_s: 600 };
