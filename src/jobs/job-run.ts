@@ -20,7 +20,7 @@ import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from './claude-binary
 import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from './claude-session.js';
 import { isHarmlessStderr } from './claude-stderr.js';
-import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
+import { finalStatus, type OutageAtEnd, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from './job-record.js';
 import type { JobPaths } from './job-store.js';
 import { JOB_ENV_MARKER } from './nested-job.js';
@@ -217,6 +217,14 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox, opened.verifier);
 }
 
+/** The outage the job was waiting out as it ended: still live, or just closed by the job's end. */
+function outageAtEnd(record: JobRecord, now: Date): OutageAtEnd | undefined {
+  const live = record.outage_wait;
+  const last = record.outages?.at(-1);
+  const o = live !== undefined ? { endpoint: live.endpoint, since: live.since, saw: live.saw } : last?.outcome === 'job ended' ? { endpoint: last.endpoint, since: last.started_at, saw: last.saw.at(-1) ?? 'was not serving' } : undefined;
+  return o === undefined ? undefined : { endpoint: o.endpoint, saw: o.saw, forS: (now.getTime() - Date.parse(o.since)) / 1000 };
+}
+
 /** The final record: status, result, metrics delta and the worktree's outcome. */
 async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: SessionOutcome & Pick<RunEnd, 'setupError'>): Promise<void> {
   const { status, error } = finalStatus({
@@ -226,6 +234,7 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     finished: run.progress.finished,
     lastBackendError: run.lastBackendError(),
     verifyFailure: opened.verifier?.failure(),
+    outageAtEnd: outageAtEnd(job.record, new Date()),
     ...outcome,
   });
   const verification = opened.verifier?.record();

@@ -27,7 +27,7 @@ interface Bench {
 }
 
 /** `jobs` jobs that each run Bash once, then answer; started, and each past its first answer. */
-async function jobsMidWay(jobs: number, opts: { slots?: number; outageWaitS?: number; queueGraceS?: number; queued?: number; tool?: Turn } = {}): Promise<Bench> {
+async function jobsMidWay(jobs: number, opts: { slots?: number; outageWaitS?: number; queueGraceS?: number; queued?: number; tool?: Turn; timeoutS?: number } = {}): Promise<Bench> {
   const sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, slots: opts.slots ?? jobs });
   const keys = [opts.outageWaitS === undefined ? '' : `  outage_wait_s: ${opts.outageWaitS}`, opts.queueGraceS === undefined ? '' : `  queue_grace_s: ${opts.queueGraceS}`].filter((k) => k !== '');
   const defaults = keys.length === 0 ? undefined : keys.join('\n');
@@ -50,7 +50,7 @@ async function jobsMidWay(jobs: number, opts: { slots?: number; outageWaitS?: nu
     bench.secondTurns++;
     return { text: 'never sent', delayMs: 600_000 };
   });
-  for (let i = 0; i < jobs + (opts.queued ?? 0); i++) bench.ids.push(String(ok(await h.call('run_agent', { task: `Run true, then say done (${i}).`, timeout_s: 600 })).id));
+  for (let i = 0; i < jobs + (opts.queued ?? 0); i++) bench.ids.push(String(ok(await h.call('run_agent', { task: `Run true, then say done (${i}).`, timeout_s: opts.timeoutS ?? 600 })).id));
   return bench;
 }
 
@@ -135,6 +135,21 @@ describe.concurrent('the model server changes under running jobs', () => {
       expect(took).toBeGreaterThan(7000);
       expect(took).toBeLessThan(40_000);
       for (const id of b.ids) expect(readRecord(b.h.dirs, id).outages?.[0]).toMatchObject({ outcome: 'deadline passed' });
+    } finally {
+      await b.close();
+    }
+  }, 120_000);
+
+  it('gone for good past the job\'s timeout_s (outage_wait_s is longer): the job ends timeout, saying it was waiting for gpu, which is down, and what to do', async () => {
+    const b = await jobsMidWay(1, { timeoutS: 25 });
+    try {
+      await downUnderRequests(b, 1);
+      const [record] = await waitAll(b, b.ids);
+      expect(record!.status).toBe('timeout');
+      expect(String(record!.error)).toMatch(
+        /stopped after timeout_s=25 s; for its last \d+(\.\d)? s it was waiting for its model server gpu, which is down \(host is up, nothing listens on 127\.0\.0\.1:\d+ \(nothing started, or wrong port\)\) and had not come back\. Start gpu again with the job's model \(localagents doctor shows what it answers\), then continue the job with run_agent resume_job/,
+      );
+      expect(transcriptOf(b.h, b.ids[0]!)).toContain('job timeout: stopped after timeout_s=25 s; for its last');
     } finally {
       await b.close();
     }
