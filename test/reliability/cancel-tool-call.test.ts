@@ -1,7 +1,8 @@
 /**
  * cancel_job while the session is inside a tool call (a long Bash command):
  * the job is `cancelled`, and Claude Code and every process it started are
- * gone within 5 s. Checked against /proc, not against our own bookkeeping.
+ * gone on the cancel, long before the minute-long sleep would end. Checked
+ * against /proc, not against our own bookkeeping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';

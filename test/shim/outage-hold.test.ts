@@ -1,9 +1,10 @@
 /** The outage wait of one route (src/shim/outage-hold.ts): what a probe means, the words, and the wait's end. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { EndpointProbe, ServedModel } from '../../src/backends/types.js';
 import { formatDuration } from '../../src/amounts.js';
 import { createRouteOutage, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
 import { sameModelRule } from '../../src/jobs/same-model.js';
+import { until } from '../helpers/processes.js';
 
 const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 
@@ -119,7 +120,7 @@ describe('one route\'s wait', () => {
     left.abort();
     expect(await waiting).toEqual({ kind: 'gone' });
     outage.close();
-    await new Promise((r) => setTimeout(r, 50));
+    expect(await until(() => reports.length > 0, 5000)).toBe(true);
     expect(reports.map((r) => r.outcome)).toEqual(['job ended']);
   });
 
@@ -128,6 +129,9 @@ describe('one route\'s wait', () => {
     const reports: OutageReport[] = [];
     const asked: number[] = [];
     const answers: MoveAttempt[] = [{ kind: 'stay', why: 'gpu-b has no free slot (1 in all: 1 by this process)' }, { kind: 'moved', to: 'gpu-b', servedId: 'm' }];
+    // Fake timers: the probes' back-off and the grace run on the test's clock, exact to the millisecond, however loaded the machine.
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
     const began = Date.now();
     const outage = createRouteOutage('gpu-a', 60, looks.look, { onLive: () => undefined, onEnd: (r) => reports.push(r) }, {
       afterS: 0.7,
@@ -138,11 +142,14 @@ describe('one route\'s wait', () => {
         return Promise.resolve(answers[asked.length - 1]!);
       },
     });
-    const outcome = await outage.wait('is down (refused)', new AbortController().signal);
-    expect(outcome).toEqual({ kind: 'serving', servedId: 'm' });
+    const waiting = outage.wait('is down (refused)', new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(699);
+    expect(asked).toEqual([]); // no move before failover_after_s
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await waiting).toEqual({ kind: 'serving', servedId: 'm' });
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toBeGreaterThanOrEqual(690); // tried at the grace, not at the next probe after it
-    expect(asked[0]).toBeLessThan(1500);
+    expect(asked[0]).toBe(700); // tried at the grace, not at the next probe after it
+    expect(asked[1]).toBeGreaterThan(700);
     expect(reports).toMatchObject([{ endpoint: 'gpu-a', outcome: 'moved' }]);
     // The next outage is the new endpoint's.
     const again = outage.wait('is down (refused)', new AbortController().signal);
