@@ -4,9 +4,9 @@
  * make. A person reads the same facts through cli/format-job.ts.
  */
 import { formatCount, formatDuration } from '../amounts.js';
-import { jobFacts, renderFacts, SHARED_WORDS, type FactRenderer } from '../jobs/job-facts.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
+import { jobFacts, renderFacts, SHARED_WORDS, type FactRenderer } from '../jobs/view/job-facts.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
+import { elapsedSeconds, FINISHED } from '../jobs/record/job-record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
 
 /** The record's error with the next step for the calling Claude: the call that resumes it, or what to tell the user. */

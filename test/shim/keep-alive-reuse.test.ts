@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import type { RequestLogEntry } from '../../src/shim/request-log.js';
+import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
 

@@ -7,10 +7,10 @@
  * to stop. Pure: the display decides when and where to draw them.
  */
 import { formatCount, formatDuration } from '../../amounts.js';
-import { jobFacts, renderFactsByKey, type FactKey } from '../../jobs/job-facts.js';
-import type { JobRecord } from '../../jobs/job-record.js';
-import { forPerson, modelWords } from '../../jobs/person-words.js';
-import type { RequestStats } from '../../jobs/request-stats.js';
+import { jobFacts, renderFactsByKey, type FactKey } from '../../jobs/view/job-facts.js';
+import type { JobRecord } from '../../jobs/record/job-record.js';
+import { forPerson, modelWords } from '../../jobs/view/person-words.js';
+import type { RequestStats } from '../../jobs/tracking/request-stats.js';
 
 const SPINNER = ['-', '\\', '|', '/'];
 
