@@ -85,7 +85,8 @@ function namesSomethingThere(place: RepoPlace, token: string): boolean {
   return existsSync(path.join(place.parent, beside));
 }
 
-function absoluteClimbs(place: RepoPlace, file: string, text: string): Climb[] {
+/** Absolute paths under the checkout's folder: the only climbs that depend on where the checkout sits. */
+export function absoluteClimbs(place: RepoPlace, file: string, text: string): Climb[] {
   if (path.dirname(place.parent) === place.parent) return []; // a checkout at the top of the filesystem has no outside folder to name
   const out: Climb[] = [];
   const prefix = place.parent + '/';
