@@ -24,11 +24,25 @@ export interface CallerEntry {
   readonly args_bytes: number;
   /** The tool result as JSON: what the caller read. */
   readonly result_bytes: number;
+  /** `_meta["claudecode/toolUseId"]` of the call: the caller's tool_use block that made it, in its transcript. */
+  readonly tool_use_id?: string;
+  /** The caller's working directory (its transcript folder's name), when one caller owns the server (stdio). */
+  readonly caller_cwd?: string;
+  /** The caller's session id (its transcript file's name), when Claude Code gave it to the server. */
+  readonly caller_session?: string;
 }
 
 const entryShape: Shape = {
   type: 'object',
-  properties: { t: { type: 'string' }, tool: { type: 'string' }, args_bytes: { type: 'number', minimum: 0 }, result_bytes: { type: 'number', minimum: 0 } },
+  properties: {
+    t: { type: 'string' },
+    tool: { type: 'string' },
+    args_bytes: { type: 'number', minimum: 0 },
+    result_bytes: { type: 'number', minimum: 0 },
+    tool_use_id: { type: 'string' },
+    caller_cwd: { type: 'string' },
+    caller_session: { type: 'string' },
+  },
   required: ['t', 'tool', 'args_bytes', 'result_bytes'],
 };
 
