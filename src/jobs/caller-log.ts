@@ -62,7 +62,8 @@ async function noteInLedger(ledger: string, id: string): Promise<void> {
   }
 }
 
-export async function appendCallerEntry(store: Pick<JobStore, 'root' | 'paths'>, id: string, entry: CallerEntry): Promise<void> {
+/** Appends a line of either kind: a call, or the caller's cost. */
+export async function appendCallerEntry(store: Pick<JobStore, 'root' | 'paths'>, id: string, entry: CallerEntry | CallerCostLine): Promise<void> {
   const ledger = callerLedgerFile(store.root);
   // Noted after the append, so a reader that sees the note sees the line; and before it too, so a process
   // killed between the two still leaves a note (unless a reader came in that instant).
@@ -71,11 +72,54 @@ export async function appendCallerEntry(store: Pick<JobStore, 'root' | 'paths'>,
   await noteInLedger(ledger, id);
 }
 
-/** A line of caller.jsonl, or undefined for one cut short or edited. */
-export function readCallerLine(line: string): CallerEntry | undefined {
+/**
+ * What the job cost its caller, as measured from the caller's transcript once it was final (src/usage/transcripts):
+ * how many of the job's calls it covers, and the caller's model and tokens, or why it is unknown. A later line wins.
+ */
+export interface CallerCostLine {
+  readonly t: string;
+  readonly caller_cost: {
+    readonly calls: number;
+    readonly unknown?: string;
+    readonly model?: string;
+    readonly turns?: number;
+    readonly input?: number;
+    readonly cache_read?: number;
+    readonly cache_write_5m?: number;
+    readonly cache_write_1h?: number;
+    readonly output?: number;
+    readonly transcript?: string;
+  };
+}
+
+const count: Shape = { type: 'number', minimum: 0 };
+const costShape: Shape = {
+  type: 'object',
+  properties: {
+    t: { type: 'string' },
+    caller_cost: {
+      type: 'object',
+      properties: {
+        calls: count, unknown: { type: 'string' }, model: { type: 'string' }, turns: count, input: count, cache_read: count,
+        cache_write_5m: count, cache_write_1h: count, output: count, transcript: { type: 'string' },
+      },
+      required: ['calls'],
+    },
+  },
+  required: ['t', 'caller_cost'],
+};
+
+/** A line of caller.jsonl (a call, or the caller's cost), or undefined for one cut short or edited. */
+export function readCallerLine(line: string): { call: CallerEntry } | { cost: CallerCostLine } | undefined {
   try {
-    const parsed = checkShape<CallerEntry>(JSON.parse(line), entryShape);
-    return parsed.ok ? parsed.value : undefined;
+    const json: unknown = JSON.parse(line);
+    const cost = typeof json === 'object' && json !== null && 'caller_cost' in json;
+    if (cost) {
+      const parsed = checkShape<CallerCostLine>(json, costShape);
+      return parsed.ok ? { cost: parsed.value } : undefined;
+    }
+    const parsed = checkShape<CallerEntry>(json, entryShape);
+    return parsed.ok ? { call: parsed.value } : undefined;
   } catch {
     return undefined;
   }
