@@ -94,5 +94,6 @@ export async function transcriptFiles(root: string, cwd: string): Promise<Transc
   }
   found.sort((a, b) => b.mtime - a.mtime);
   const files = found.slice(0, MAX_TRANSCRIPT_FILES).map((f) => f.file);
-  return { folder, files, skipped, ...(files.length === 0 ? { none: `no readable transcript in ${folder}` } : {}) };
+  const also = skipped.length === 0 ? '' : ` (skipped: ${skipped.map((k) => `${k.file}: ${k.reason}`).join('; ')})`;
+  return { folder, files, skipped, ...(files.length === 0 ? { none: `no readable transcript in ${folder}${also}` } : {}) };
 }
