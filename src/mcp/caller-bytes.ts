@@ -7,8 +7,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallerEntry } from '../jobs/caller-log.js';
-import { checkJobId } from '../jobs/job-id.js';
+import type { CallerEntry } from '../jobs/record/caller-log.js';
+import { checkJobId } from '../jobs/record/job-id.js';
 
 /** Where the caller runs, when this server has one caller (stdio): its cwd names its transcript folder. */
 export interface CallerPlace {

@@ -5,10 +5,10 @@
  * caller.jsonl (undefined until measured). Lines that cannot be read are counted,
  * never trusted and never fatal.
  */
-import { readCallerLine, type CallerCostLine, type CallerEntry } from '../jobs/caller-log.js';
-import { FINISHED, type JobRecord } from '../jobs/job-record.js';
-import type { JobPaths } from '../jobs/job-store.js';
-import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-line.js';
+import { readCallerLine, type CallerCostLine, type CallerEntry } from '../jobs/record/caller-log.js';
+import { FINISHED, type JobRecord } from '../jobs/record/job-record.js';
+import type { JobPaths } from '../jobs/record/job-store.js';
+import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-log/request-line.js';
 import { forEachLine } from './jsonl-lines.js';
 import { costOfLine, unmeasurable, type CallerCost } from './transcripts/caller-cost.js';
 

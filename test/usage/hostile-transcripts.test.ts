@@ -10,7 +10,7 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallerEntry } from '../../src/jobs/caller-log.js';
+import type { CallerEntry } from '../../src/jobs/record/caller-log.js';
 import { resolveCallerCost, transcriptReader } from '../../src/usage/transcripts/caller-cost.js';
 import { MAX_LINE_BYTES } from '../../src/usage/transcripts/transcript-turns.js';
 

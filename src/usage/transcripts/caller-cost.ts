@@ -5,7 +5,7 @@
  * it is never guessed. A result is final once the turn that read the job's last
  * result is on file (or a day after the job ended, when it will not appear).
  */
-import type { CallerCostLine, CallerEntry } from '../../jobs/caller-log.js';
+import type { CallerCostLine, CallerEntry } from '../../jobs/record/caller-log.js';
 import { attributedTurns } from './caller-turns.js';
 import { projectsRoot, transcriptFiles } from './transcript-files.js';
 import { scanTranscript, type CallerTokens, type TranscriptScan } from './transcript-turns.js';

@@ -3,9 +3,9 @@
  * caller's transcript and, once final, appended to the job's caller.jsonl, so the
  * transcript is read for it once. The status line never looks up (it only reads).
  */
-import { appendCallerEntry } from '../../jobs/caller-log.js';
-import type { JobRecord } from '../../jobs/job-record.js';
-import type { JobStore } from '../../jobs/job-store.js';
+import { appendCallerEntry } from '../../jobs/record/caller-log.js';
+import type { JobRecord } from '../../jobs/record/job-record.js';
+import type { JobStore } from '../../jobs/record/job-store.js';
 import { readCallerCalls, type JobUsage } from '../job-usage.js';
 import { lineOfCost, resolveCallerCost, type TranscriptReader } from './caller-cost.js';
 
