@@ -28,7 +28,7 @@ export interface JobUsageSummary {
 }
 
 function callerText(record: JobRecord, row: UsageRow, cost: CallerCost | undefined): string {
-  if (cost === undefined) return 'caller cost not looked up yet (`localagents show` looks it up)';
+  if (cost === undefined) return 'caller cost not looked up yet';
   if ('unknown' in cost) return `caller cost unknown: ${cost.unknown}`;
   const k = cost.tokens;
   const measured = `caller cost (measured, ${cost.model}): ${cost.turns} turns, ${compactCount(callerTokenCount(k))} tokens (${compactCount(k.cacheRead)} cache read)`;

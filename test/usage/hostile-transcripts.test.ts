@@ -55,6 +55,19 @@ describe('hostile transcripts', () => {
     expect(found).toEqual({ final: true, cost: { model: 'claude-opus-5', turns: 2, tokens: { input: 8, cacheRead: 300, cacheWrite5m: 0, cacheWrite1h: 0, output: 11 }, transcript: join(folder, 'huge.jsonl') } });
   });
 
+  it('cache writes keep their 5-minute / 1-hour split; a turn written over several lines counts once, with its last usage', async () => {
+    const usage = { input_tokens: 4, cache_read_input_tokens: 10, cache_creation_input_tokens: 700, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 500 }, output_tokens: 3 };
+    const lines = [
+      { type: 'assistant', message: { id: 'm1', model: 'claude-opus-5', content: [{ type: 'text', text: 'Delegating.' }], usage: { ...usage, output_tokens: 1 } } },
+      { type: 'assistant', message: { id: 'm1', model: 'claude-opus-5', content: [{ type: 'tool_use', id: 'toolu_s', name: 'mcp__la__run_agent' }], usage } },
+      { type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_s', content: 'done' }] } },
+    ];
+    writeFileSync(join(folder, 'split.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const found = await resolve(['toolu_s']);
+    expect(found.cost).toMatchObject({ turns: 1, tokens: { input: 4, cacheRead: 10, cacheWrite5m: 200, cacheWrite1h: 500, output: 3 } });
+    expect(found.final).toBe(false); // the turn that reads the result is not written yet
+  });
+
   it('lines that are not JSON are skipped; a file of nothing but them holds no calls', async () => {
     writeFileSync(join(folder, 'invalid.jsonl'), `{not json\n[1,2\n${session('toolu_b', { input: 5, output: 5 })}`);
     expect((await resolve(['toolu_b'])).cost).toMatchObject({ turns: 2, tokens: { input: 6, output: 7 } });
