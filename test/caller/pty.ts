@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
+import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
 import { until } from '../helpers/processes.js';
 
 const run = promisify(execFile);

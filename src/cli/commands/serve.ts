@@ -8,7 +8,7 @@ import type { App } from '../../app.js';
 import { removeTokenFile, tokenFilePath, writeOwnerSecret, writeTokenFile } from '../../coord/front-door-tokens.js';
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
-import { refuseInsideJob } from '../../jobs/nested-job.js';
+import { refuseInsideJob } from '../../jobs/claude/nested-job.js';
 import { createMcpServer, createModernEndpointFor } from '../../mcp/server.js';
 import type { ModernEndpoint } from '../../mcp/tasks/modern-endpoint.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';

@@ -5,8 +5,8 @@
  * to resume) and never as unknown. The result is what wait_job answers for the finished job.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { JobRecord } from '../../jobs/job-record.js';
-import { FINISHED } from '../../jobs/job-record.js';
+import type { JobRecord } from '../../jobs/record/job-record.js';
+import { FINISHED } from '../../jobs/record/job-record.js';
 import type { InnerServer, Progress } from './inner-server.js';
 import type { Channel, TaskIds } from './task-ids.js';
 
