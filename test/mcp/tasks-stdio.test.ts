@@ -91,7 +91,7 @@ describe('MCP tasks over stdio (2026-07-28)', () => {
     expect(record(jobId).status).toBe('succeeded');
   }, 150_000);
 
-  it('gives a plain result to a request that does not declare the extension, and refuses tasks/get from it', async () => {
+  it('gives a plain result to a request that does not declare the extension, refuses tasks/get from it, and makes wait_job a task', async () => {
     holdJobs('Plain.');
     const c = client();
     const started = await c.request('tools/call', { name: 'run_agent', arguments: { task: 'Say plain.' } }, { tasks: false });
@@ -99,7 +99,16 @@ describe('MCP tasks over stdio (2026-07-28)', () => {
     expect(started.result).not.toHaveProperty('taskId');
     const refused = await c.request('tasks/get', { taskId: 'x' }, { tasks: false });
     expect(refused.error?.code).toBe(-32021);
-  }, 60_000);
+
+    // wait_job on that running job, from a request that declares tasks: a task, to the job's end.
+    const jobId = String((started.result?.structuredContent as { id: string }).id);
+    const waited = await c.request('tools/call', { name: 'wait_job', arguments: { job_id: jobId } });
+    expect(waited.result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect(jobOf(waited.result?.taskId)).toBe(jobId);
+    release();
+    const done = await pollUntilTerminal(c, waited.result?.taskId);
+    expect((done.result?.result as { structuredContent: unknown }).structuredContent).toMatchObject({ id: jobId, status: 'succeeded', result: 'Plain.' });
+  }, 120_000);
 
   it('cancels the job on tasks/cancel (TaskStop); the record says the caller\'s TaskStop did it', async () => {
     holdJobs('never');
@@ -130,7 +139,7 @@ describe('MCP tasks over stdio (2026-07-28)', () => {
     expect(result.structuredContent).toMatchObject({ id: jobId, status: 'interrupted' });
   }, 120_000);
 
-  it('refuses task ids it did not hand out: a job id, a forged mac, another channel\'s id', async () => {
+  it('refuses task ids it did not hand out: a job id, a forged mac, a forged nonce, a number', async () => {
     holdJobs('Fine.');
     const c = client();
     const taskId = String((await c.request('tools/call', { name: 'run_agent', arguments: { task: 'Say fine.' } })).result?.taskId);

@@ -58,7 +58,9 @@ export function createTaskBoard(inner: InnerServer, jobs: TaskJobs, ids: TaskIds
       for (;;) {
         const answer = await waitJob(jobId, (p) => p.message !== undefined && lastProgress.set(jobId, p.message));
         const record = await jobs.get(jobId).catch(() => undefined);
-        if (record === undefined || FINISHED.has(record.status) || !('result' in answer)) return keep(jobId, answer);
+        if (record !== undefined && FINISHED.has(record.status)) return keep(jobId, answer);
+        // No record, or wait_job failed while the job runs: stop here; the next tasks/get follows it again.
+        if (record === undefined || structured(answer) === undefined) return;
       }
     };
     following.set(jobId, run().finally(() => {
