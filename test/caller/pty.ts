@@ -1,7 +1,7 @@
 /**
  * An interactive Claude Code in a pseudo-terminal, driven as a person would: tmux (Debian package `tmux`)
  * holds the terminal, we type into it and read its screen. tmux rather than an npm pty module: no native
- * build, and its own server per test (`-L <socket>`) is ended by name without touching any other tmux.
+ * build, and its own server per test (`-S <socket in the test folder>`) is ended without touching any other tmux.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -50,8 +50,9 @@ export async function startPtyClaude(options: PtyOptions): Promise<PtyClaude> {
   const claude = bundledClaudePath();
   if (!claude) throw new Error('the Agent SDK has no bundled claude binary for this platform');
   const mcp = prepareConfig(options);
-  const socket = `la-pty-${process.pid}-${Date.now()}`;
-  const tmux = async (...args: string[]): Promise<string> => (await run('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' })).stdout;
+  // The server's socket in the test's own folder: ended with kill-server, it leaves nothing in the user's /tmp/tmux-UID.
+  const socket = join(options.home, 'tmux.sock');
+  const tmux = async (...args: string[]): Promise<string> => (await run('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' })).stdout;
   const env = {
     HOME: options.home, CLAUDE_CONFIG_DIR: options.configDir, ANTHROPIC_BASE_URL: options.baseUrl, ANTHROPIC_API_KEY: 'local', ANTHROPIC_MODEL: options.model,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', DISABLE_AUTOUPDATER: '1', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin',
