@@ -62,6 +62,8 @@ export interface PlacedJob {
   readonly resumeSession: string | undefined;
   readonly abort: AbortController;
   stopReason: StopReason | undefined;
+  /** Who asked for the cancel, when a caller said (e.g. the calling Claude's TaskStop). */
+  cancelledBy: string | undefined;
 }
 
 /** Everything a run opens, so one `finally` can close what was opened so far. */
@@ -221,6 +223,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
 async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: SessionOutcome & Pick<RunEnd, 'setupError'>): Promise<void> {
   const { status, error } = finalStatus({
     stopReason: job.stopReason,
+    cancelledBy: job.cancelledBy,
     timeoutS: job.settings.timeoutS,
     resultError: run.progress.error,
     finished: run.progress.finished,
