@@ -29,6 +29,7 @@ import { jobRequestSeries, type RequestSeries } from './usage/request-series.js'
 import { jobUsageJson, jobUsageSummary, type JobUsageSummary } from './usage/job-summary.js';
 import { buildUsageReport, type UsageReport, type UsageWindow } from './usage/report.js';
 import type { Grouping } from './usage/tally.js';
+import { listAgents } from './agents/agent-listing.js';
 
 export interface AppOptions {
   readonly configPath?: string | undefined;
@@ -104,7 +105,8 @@ export function createApp(options: AppOptions): App {
   const listModels = async (): Promise<ModelListing> => {
     const config = await load();
     const snapshot = await jobs.snapshot(config);
-    return buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd);
+    const agents = await listAgents({ config, cwd: options.cwd, env: options.env });
+    return { ...buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd), ...agents };
   };
 
   const jobUsage = async (record: JobRecord): Promise<JobUsageSummary> => jobUsageSummary(record, store.paths(record.id), await priceSettingsOf(load));

@@ -19,6 +19,7 @@ import type { OpenRoute, Shim } from '../shim/routes.js';
 import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from './claude-binary.js';
 import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from './claude-session.js';
+import { sessionAgent } from './agent-job.js';
 import { isHarmlessStderr } from './claude-stderr.js';
 import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from './job-record.js';
@@ -135,6 +136,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
       hooks: verifier?.hooks,
+      agent: sessionAgent(job.settings.agent, job.settings.disallowedTools),
       abortController: job.abort,
       executable: claude.path,
       onSpawn: (pid) => {
