@@ -11,7 +11,7 @@ import { findAgent } from '../../src/agents/find-agent.js';
 import { MAX_AGENT_FILE_BYTES, MAX_AGENT_FILES } from '../../src/agents/agent-files.js';
 import { listAgents } from '../../src/agents/agent-listing.js';
 import { agentModelChoice } from '../../src/agents/agent-model.js';
-import { agentLimits } from '../../src/jobs/agent-job.js';
+import { agentLimits } from '../../src/jobs/session/agent-job.js';
 
 const config = (agents: AgentEntry[] = [], model?: string): Config => ({
   path: '/etc/localagents/models.yaml',
