@@ -96,7 +96,7 @@ export async function findAgent(search: AgentSearch, name: string): Promise<{ re
   const where = agentFolders(search.cwd, search.env).map((f) => f.dir).join(', ');
   const mapped = entry === undefined ? '' : ` (${search.config.path ?? 'models.yaml'} maps agents.${name} to a model, but no file defines it)`;
   throw new BadArgumentError('agent', `no agent named "${name}"${mapped}; ${names.length === 0 ? 'none are defined' : `agents: ${names.join(', ')}`}`, {
-    hint: names.length === 0 ? `Agent definitions live in ${where} or under agents: in models.yaml.` : 'Pass one of these names, or leave agent out and write the role into the task.',
+    hint: names.length === 0 ? `Agent definitions live in ${where} or under agents: in models.yaml.` : 'Name one of these agents, or run without one and put the role in the task.',
     details: { available: names },
   });
 }

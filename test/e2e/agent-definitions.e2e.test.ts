@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RecordedRequest, type Simulator } from '../sim/index.js';
 import { toolError } from '../helpers/tool-error.js';
-import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from './harness.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from './harness.js';
 
 const REVIEWER = [
   '---',
@@ -119,7 +120,7 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
     rack.setScript([{ text: 'Planned.' }]);
     const gpuBefore = gpu.requests.length;
     const record = ok(await mcp.call('run_agent', { agent: 'planner', task: 'Plan it.', wait_s: 100 }));
-    expect(record).toMatchObject({ status: 'succeeded', model: { served: 'glm-air', endpoint: 'rack' }, agent: { source: 'project', model_from: 'agents.planner.model in models.yaml' } });
+    expect(record).toMatchObject({ status: 'succeeded', model: { served: 'glm-air', endpoint: 'rack', endpoint_reason: 'pinned by agents.planner.endpoint in models.yaml (rack)' }, agent: { source: 'project', model_from: 'agents.planner.model in models.yaml' } });
     expect(sent(rack.requests)[0]?.system).toContain('PLANNER PROMPT MARKER');
     expect(gpu.requests.slice(gpuBefore).filter((r) => r.path === '/v1/messages')).toHaveLength(0);
   });
@@ -136,6 +137,12 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
     expect(listed).toContain('reviewer (project, qwen-coder): Reviews a change the way this repository likes.');
     expect(listed).toContain('planner (project, glm-air on rack): Plans work.');
     expect(listed).toContain('helper (user, qwen-coder): My own helper.');
+  });
+
+  it('localagents run --agent refuses an unknown name the same way, for a person', () => {
+    const run = spawnSync(process.execPath, [BIN, '--config', dirs.config, 'run', '--agent', 'tester', '--no-follow', 'x'], { cwd: dirs.repo, env: serverEnv(dirs), encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('no agent named "tester"; agents: planner, reviewer, helper, other');
   });
 
   it('a project agent file with broken front matter is refused naming the file and line', async () => {

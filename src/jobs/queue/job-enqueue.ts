@@ -49,7 +49,7 @@ async function withAgent(request: RunRequest, config: Config, deps: EnqueueDeps)
   const { agent, entry } = await findAgent({ config, cwd, env: deps.parentEnv }, request.agent);
   const choice = agentModelChoice(agent, entry, config.defaults);
   const fromCaller = request.model === undefined ? choice.from : 'the model argument';
-  return { effective: { ...request, model: request.model ?? choice.model, endpoint: request.endpoint ?? choice.endpoint }, agent: { found: agent, modelFrom: fromCaller } };
+  return { effective: { ...request, model: request.model ?? choice.model, endpoint: request.endpoint ?? choice.endpoint }, agent: { found: agent, modelFrom: fromCaller, endpointFrom: request.endpoint === undefined && choice.endpoint !== undefined ? `agents.${agent.name}.endpoint in models.yaml` : undefined } };
 }
 
 /** The queued job, and the probe that checked it (the placement pass right after reuses it). */

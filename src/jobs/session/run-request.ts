@@ -50,6 +50,8 @@ export interface JobSettings {
   readonly failoverAfterS: number;
   /** run_agent's endpoint argument: a job pinned to one endpoint never moves. */
   readonly pinnedEndpoint: string | undefined;
+  /** Who pinned it, for the record's endpoint_reason: the endpoint argument, or the agent's models.yaml entry. */
+  readonly pinnedBy: string | undefined;
   /** The menu entry's served_name, when set: its glob decides which served ids are the job's model. */
   readonly servedName: string | undefined;
   readonly allowedTools: readonly string[];
@@ -77,6 +79,8 @@ export interface JobSettings {
 export interface RequestedAgent {
   readonly found: FoundAgent;
   readonly modelFrom: string;
+  /** Set when the endpoint came from the agent's models.yaml entry rather than the caller. */
+  readonly endpointFrom?: string | undefined;
 }
 
 /** How often the check may run: the caller's wish (default 3), never above defaults.max_verify_attempts. */
@@ -152,6 +156,7 @@ export async function settleSettings(
     failover: d.failover,
     failoverAfterS: d.failover_after_s,
     pinnedEndpoint: request.endpoint,
+    pinnedBy: request.endpoint === undefined ? undefined : (agent?.endpointFrom ?? 'the endpoint argument'),
     servedName: menuEntry?.served_name,
     allowedTools: limits.allowedTools,
     disallowedTools: limits.disallowedTools,
