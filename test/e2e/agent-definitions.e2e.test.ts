@@ -60,6 +60,7 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
         '  model: qwen-coder',
         'agents:',
         '  planner: { model: glm-air, endpoint: rack }',
+        '  noter: { description: Keeps notes, prompt: NOTER PROMPT MARKER, tools: [Read, WebFetch] }',
         '',
       ].join('\n'),
     );
@@ -125,12 +126,23 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
     expect(gpu.requests.slice(gpuBefore).filter((r) => r.path === '/v1/messages')).toHaveLength(0);
   });
 
+  it("a definition kept in models.yaml runs with its prompt, narrowed tools and the entry's hash", async () => {
+    gpu.setScript([{ text: 'Noted.' }]);
+    const before = gpu.requests.length;
+    const record = ok(await mcp.call('run_agent', { agent: 'noter', task: 'Note it.', wait_s: 100 }));
+    expect(record).toMatchObject({ status: 'succeeded', agent: { name: 'noter', source: 'models.yaml', file: dirs.config, tools: ['Read'] } });
+    expect((record.agent as { sha256: string }).sha256).toMatch(/^[0-9a-f]{64}$/);
+    const requests = sent(gpu.requests.slice(before));
+    expect(requests[0]?.system).toContain('NOTER PROMPT MARKER');
+    expect(requests[0]?.tools).not.toContain('WebFetch');
+  });
+
   it('an unknown agent is refused, naming the agents that exist; list_models lists them with their models', async () => {
     const refused = await mcp.call('run_agent', { agent: 'tester', task: 'x' });
     expect(toolError(refused)).toMatchObject({ code: 'bad_argument' });
     const text = JSON.stringify(refused.content);
     expect(text).toContain('no agent named \\"tester\\"');
-    for (const name of ['reviewer', 'planner', 'helper', 'other']) expect(text).toContain(name);
+    for (const name of ['reviewer', 'planner', 'helper', 'other', 'noter']) expect(text).toContain(name);
 
     const listing = await mcp.call('list_models');
     const listed = JSON.stringify(listing.content);
@@ -142,7 +154,7 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
   it('localagents run --agent refuses an unknown name the same way, for a person', () => {
     const run = spawnSync(process.execPath, [BIN, '--config', dirs.config, 'run', '--agent', 'tester', '--no-follow', 'x'], { cwd: dirs.repo, env: serverEnv(dirs), encoding: 'utf8' });
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain('no agent named "tester"; agents: planner, reviewer, helper, other');
+    expect(run.stderr).toContain('no agent named "tester"; agents: noter, planner, reviewer, helper, other');
   });
 
   it('a project agent file with broken front matter is refused naming the file and line', async () => {
