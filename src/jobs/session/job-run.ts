@@ -20,6 +20,7 @@ import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from '../claude/claud
 import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from '../claude/claude-session.js';
 import { isHarmlessStderr } from '../claude/claude-stderr.js';
+import { sessionAgent } from './agent-job.js';
 import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from '../record/job-record.js';
 import type { JobPaths } from '../record/job-store.js';
@@ -137,6 +138,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
       hooks: verifier?.hooks,
+      agent: sessionAgent(job.settings.agent, job.settings.disallowedTools),
       abortController: job.abort,
       executable: claude.path,
       onSpawn: (pid) => {
