@@ -7,13 +7,15 @@
 import { formatDuration } from '../../amounts.js';
 import { errorMessage } from '../../errors.js';
 import { explanationText } from '../../shim/translate/error-catalogue.js';
-import type { BackendErrorEvent, JobStatus } from '../record/job-record.js';
+import type { BackendErrorEvent, JobRecord, JobStatus } from '../record/job-record.js';
 
 /** Why we stopped a session ourselves: cancel_job, timeout_s, or the server shutting down. */
 export type StopReason = 'cancelled' | 'timeout' | 'shutdown';
 
 export interface RunEnd {
   readonly stopReason: StopReason | undefined;
+  /** Who asked for the cancel, when known. */
+  readonly cancelledBy?: string | undefined;
   readonly timeoutS: number;
   /** The session's own error result (is_error), if it ended in one. */
   readonly resultError: string | undefined;
@@ -46,6 +48,9 @@ export interface FinalStatus {
   readonly error: string | undefined;
 }
 
+/** ` of <who>` when the canceller is known. */
+export const byWhom = (who: string | undefined): string => (who === undefined ? '' : ` of ${who}`);
+
 /** A timeout spent waiting for a server that had gone away says so, and what would help: the time limit was not the cause. */
 function timeoutWords(end: RunEnd): string {
   const stopped = `stopped after timeout_s=${end.timeoutS} s`;
@@ -60,7 +65,7 @@ function timeoutWords(end: RunEnd): string {
 
 function statusOf(end: RunEnd): FinalStatus {
   if (end.sandboxProblem !== undefined) return { status: 'failed', error: end.sandboxProblem };
-  if (end.stopReason === 'cancelled') return { status: 'cancelled', error: 'cancelled on request' };
+  if (end.stopReason === 'cancelled') return { status: 'cancelled', error: `cancelled on request${byWhom(end.cancelledBy)}` };
   if (end.stopReason === 'shutdown') return { status: 'interrupted', error: 'the localagents server shut down while the job ran; it can be resumed' };
   if (end.stopReason === 'timeout') return { status: 'timeout', error: timeoutWords(end) };
   if (end.setupError !== undefined) return { status: 'failed', error: `localagents failed to run the job: ${errorMessage(end.setupError)}` };
@@ -81,4 +86,12 @@ export function finalStatus(end: RunEnd): FinalStatus {
   if ((status !== 'failed' && status !== 'timeout') || last === undefined || (status === 'timeout' && end.outageAtEnd !== undefined)) return { status, error };
   const said = `the server said: ${last.message}`;
   return { status, error: `${explanationText(last.explanation)} (last backend error, request ${last.request ?? '?'}; ${said}) — ${error ?? ''}` };
+}
+
+/** The outage the job was waiting out as it ended: still live, or just closed by the job's end. */
+export function outageAtEnd(record: JobRecord, now: Date): OutageAtEnd | undefined {
+  const live = record.outage_wait;
+  const last = record.outages?.at(-1);
+  const o = live !== undefined ? { endpoint: live.endpoint, since: live.since, saw: live.saw } : last?.outcome === 'job ended' ? { endpoint: last.endpoint, since: last.started_at, saw: last.saw.at(-1) ?? 'was not serving' } : undefined;
+  return o === undefined ? undefined : { endpoint: o.endpoint, saw: o.saw, forS: (now.getTime() - Date.parse(o.since)) / 1000 };
 }

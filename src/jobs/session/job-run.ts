@@ -20,7 +20,8 @@ import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from '../claude/claud
 import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from '../claude/claude-session.js';
 import { isHarmlessStderr } from '../claude/claude-stderr.js';
-import { finalStatus, type OutageAtEnd, type RunEnd, type StopReason } from './final-status.js';
+import { sessionAgent } from './agent-job.js';
+import { finalStatus, outageAtEnd, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from '../record/job-record.js';
 import type { JobPaths } from '../record/job-store.js';
 import { JOB_ENV_MARKER } from '../claude/nested-job.js';
@@ -62,6 +63,8 @@ export interface PlacedJob {
   readonly resumeSession: string | undefined;
   readonly abort: AbortController;
   stopReason: StopReason | undefined;
+  /** Who asked for the cancel, when a caller said (e.g. the calling Claude's TaskStop). */
+  cancelledBy: string | undefined;
 }
 
 /** Everything a run opens, so one `finally` can close what was opened so far. */
@@ -135,6 +138,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
       hooks: verifier?.hooks,
+      agent: sessionAgent(job.settings.agent, job.settings.disallowedTools),
       abortController: job.abort,
       executable: claude.path,
       onSpawn: (pid) => {
@@ -217,18 +221,11 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
   return runSession(job, claude, sessionEnv, opened.settingsFile.path, run, sandbox, opened.verifier);
 }
 
-/** The outage the job was waiting out as it ended: still live, or just closed by the job's end. */
-function outageAtEnd(record: JobRecord, now: Date): OutageAtEnd | undefined {
-  const live = record.outage_wait;
-  const last = record.outages?.at(-1);
-  const o = live !== undefined ? { endpoint: live.endpoint, since: live.since, saw: live.saw } : last?.outcome === 'job ended' ? { endpoint: last.endpoint, since: last.started_at, saw: last.saw.at(-1) ?? 'was not serving' } : undefined;
-  return o === undefined ? undefined : { endpoint: o.endpoint, saw: o.saw, forS: (now.getTime() - Date.parse(o.since)) / 1000 };
-}
-
 /** The final record: status, result, metrics delta and the worktree's outcome. */
 async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: SessionOutcome & Pick<RunEnd, 'setupError'>): Promise<void> {
   const { status, error } = finalStatus({
     stopReason: job.stopReason,
+    cancelledBy: job.cancelledBy,
     timeoutS: job.settings.timeoutS,
     resultError: run.progress.error,
     finished: run.progress.finished,
