@@ -20,5 +20,13 @@ await build({
   // Node's modules and npm packages: anything not a path.
   external: (id) => !id.startsWith('.') && !isAbsolute(id),
   logLevel: 'warn',
-  output: { dir: dist, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs', comments: false },
+  output: {
+    dir: dist,
+    format: 'cjs',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: 'chunks/[name]-[hash].cjs',
+    comments: false,
+    // The commands a status line or a person runs all day, and everything they import, in one file.
+    codeSplitting: { groups: [{ name: 'read-commands', test: /src\/(cli\/commands\/(jobs|usage|statusline)|cli\/statusline|app\/read-app)\.ts$/ }] },
+  },
 });

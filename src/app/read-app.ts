@@ -3,13 +3,13 @@
  * `statusline`): the job store and the reports, without the prober, the shim and the job manager that
  * createApp (src/app.ts) wires, so a status line run every few hundred milliseconds loads none of them.
  */
-import type { PriceSettings } from '../config/price-settings.js';
+import { loadPriceSettings, NO_PRICE_SETTINGS, type PriceSettings } from '../config/price-settings.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import { createJobStore, stateDirFrom, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
-import type { LiveJob } from '../jobs/live-jobs.js';
-import type { JobUsageSummary } from '../usage/job-summary.js';
-import type { UsageReport, UsageWindow } from '../usage/report.js';
-import type { StatusFacts } from '../usage/status-facts.js';
+import { liveJobs, type LiveJob } from '../jobs/live-jobs.js';
+import { jobUsageSummary, type JobUsageSummary } from '../usage/job-summary.js';
+import { buildUsageReport, type UsageReport, type UsageWindow } from '../usage/report.js';
+import { statusFacts, type StatusFacts } from '../usage/status-facts.js';
 import type { Grouping } from '../usage/tally.js';
 
 export interface ReadAppOptions {
@@ -31,23 +31,17 @@ export interface ReadApp {
   statusFacts(projectDir: string | undefined, now: Date): Promise<StatusFacts>;
 }
 
-/** Each part loaded when first asked for: `jobs` reads no prices and builds no report. */
 export function createReadApp(options: ReadAppOptions): ReadApp {
   const stateDir = stateDirFrom(options.env);
   const store = createJobStore(stateDir);
-  const prices = async (cwd: string = options.cwd): Promise<PriceSettings> =>
-    (await import('../config/price-settings.js')).loadPriceSettings({ configPath: options.configPath, cwd, env: options.env }, stateDir);
-  const pricesOrDefault = async (cwd?: string): Promise<PriceSettings> => {
-    const { NO_PRICE_SETTINGS } = await import('../config/price-settings.js');
-    return prices(cwd).catch(() => NO_PRICE_SETTINGS);
-  };
+  const prices = (cwd: string = options.cwd): Promise<PriceSettings> => loadPriceSettings({ configPath: options.configPath, cwd, env: options.env }, stateDir);
+  const pricesOrDefault = (cwd?: string): Promise<PriceSettings> => prices(cwd).catch(() => NO_PRICE_SETTINGS);
   return {
     stateDir,
     store,
-    liveJobs: async () => (await import('../jobs/live-jobs.js')).liveJobs(stateDir, store),
-    jobUsage: async (record) => (await import('../usage/job-summary.js')).jobUsageSummary(record, store.paths(record.id), await pricesOrDefault()),
-    usageReport: async (by, window) => (await import('../usage/report.js')).buildUsageReport(store, await prices(), by, window),
-    statusFacts: async (projectDir, now) =>
-      (await import('../usage/status-facts.js')).statusFacts(stateDir, store, projectDir, await pricesOrDefault(projectDir ?? options.cwd), now),
+    liveJobs: () => liveJobs(stateDir, store),
+    jobUsage: async (record) => jobUsageSummary(record, store.paths(record.id), await pricesOrDefault()),
+    usageReport: async (by, window) => buildUsageReport(store, await prices(), by, window),
+    statusFacts: async (projectDir, now) => statusFacts(stateDir, store, projectDir, await pricesOrDefault(projectDir ?? options.cwd), now),
   };
 }

@@ -9,6 +9,7 @@ import type { CliContext, GlobalOptions } from '../context.js';
 import { jobDetails, jobJson, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson, printNote, processTerminal } from '../output.js';
+import { jobUsageJson } from '../../usage/job-summary.js';
 
 export function registerJobs(program: Command, ctx: CliContext): void {
   program
@@ -43,7 +44,7 @@ export function registerShow(program: Command, ctx: CliContext): void {
       const app = createReadApp({ configPath: program.opts<GlobalOptions>().config, cwd: ctx.cwd, env: ctx.env });
       const record = await loadJob(app.store, id);
       const usage = await app.jobUsage(record);
-      if (opts.json) printJson({ ...jobJson(record), usage_summary: (await import('../../usage/job-summary.js')).jobUsageJson(usage) });
+      if (opts.json) printJson({ ...jobJson(record), usage_summary: jobUsageJson(usage) });
       else print(jobDetails(record, app.store.paths(record.id), usage.text));
     });
 }
