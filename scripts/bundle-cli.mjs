@@ -26,7 +26,8 @@ await build({
     entryFileNames: '[name].cjs',
     chunkFileNames: 'chunks/[name]-[hash].cjs',
     comments: false,
-    // The commands a status line or a person runs all day, and everything they import, in one file.
-    codeSplitting: { groups: [{ name: 'read-commands', test: /src\/(cli\/commands\/(jobs|usage|statusline)|cli\/statusline|app\/read-app)\.ts$/ }] },
+    // What the commands a status line or a person runs all day (statusline, jobs, show, usage) read and word, and
+    // everything that imports, in one file; their commander wiring stays apart, as the status line needs none.
+    codeSplitting: { groups: [{ name: 'read-commands', test: /src\/(app\/read-app|cli\/(statusline|usage-report|format-job))\.ts$/ }] },
   },
 });
