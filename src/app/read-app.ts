@@ -4,9 +4,9 @@
  * createApp (src/app.ts) wires, so a status line run every few hundred milliseconds loads none of them.
  */
 import { loadPriceSettings, NO_PRICE_SETTINGS, type PriceSettings } from '../config/price-settings.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import { createJobStore, stateDirFrom, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
-import { liveJobs, type LiveJob } from '../jobs/live-jobs.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
+import { createJobStore, stateDirFrom, type DamagedRecord, type JobStore } from '../jobs/record/job-store.js';
+import { liveJobs, type LiveJob } from '../jobs/queue/live-jobs.js';
 import { jobUsageSummary, type JobUsageSummary } from '../usage/job-summary.js';
 import { buildUsageReport, type UsageReport, type UsageWindow } from '../usage/report.js';
 import { statusFacts, type StatusFacts } from '../usage/status-facts.js';
