@@ -37,7 +37,7 @@ async function main(): Promise<number> {
     exitCode: 0,
   };
   // Claude Code's statusLine setting runs `localagents statusline` every few hundred milliseconds: with no other
-  // argument there is nothing to parse, and commander would cost it a fifth of its start (BENCHMARKS.md, part 9).
+  // argument there is nothing to parse, and loading commander would add a fifth of a bare node start (BENCHMARKS.md, part 9).
   if (args.length === 1 && args[0] === 'statusline') {
     await (await import('./cli/statusline.js')).printStatusLine(context, undefined);
     return context.exitCode;
