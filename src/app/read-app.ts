@@ -11,6 +11,7 @@ import { jobUsageSummary, type JobUsageSummary } from '../usage/job-summary.js';
 import { buildUsageReport, type UsageReport, type UsageWindow } from '../usage/report.js';
 import { statusFacts, type StatusFacts } from '../usage/status-facts.js';
 import type { Grouping } from '../usage/tally.js';
+import { transcriptReader } from '../usage/transcripts/caller-cost.js';
 
 export interface ReadAppOptions {
   readonly configPath?: string | undefined;
@@ -26,7 +27,7 @@ export interface ReadApp {
   /** A job's usage summary; at the published prices when models.yaml is broken (doctor reports that). */
   jobUsage(record: JobRecord): Promise<JobUsageSummary>;
   /** The usage report over every job on record at models.yaml's prices; a broken models.yaml is an error here. */
-  usageReport(by: Grouping, window: UsageWindow): Promise<UsageReport>;
+  usageReport(by: Grouping, window: UsageWindow, now: Date): Promise<UsageReport>;
   /** The status line's facts for a Claude Code session in `projectDir` (its models.yaml, else the default comparison). */
   statusFacts(projectDir: string | undefined, now: Date): Promise<StatusFacts>;
 }
@@ -40,8 +41,8 @@ export function createReadApp(options: ReadAppOptions): ReadApp {
     stateDir,
     store,
     liveJobs: () => liveJobs(stateDir, store),
-    jobUsage: async (record) => jobUsageSummary(record, store.paths(record.id), await pricesOrDefault()),
-    usageReport: async (by, window) => buildUsageReport(store, await prices(), by, window),
+    jobUsage: async (record) => jobUsageSummary(record, store, await pricesOrDefault(), { reader: transcriptReader(options.env), now: new Date() }),
+    usageReport: async (by, window, now) => buildUsageReport(store, await prices(), by, window, { reader: transcriptReader(options.env), now }),
     statusFacts: async (projectDir, now) => statusFacts(stateDir, store, projectDir, await pricesOrDefault(projectDir ?? options.cwd), now),
   };
 }

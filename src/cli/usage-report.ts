@@ -24,6 +24,6 @@ export async function usageReport(ctx: AppContext, configPath: string | undefine
     since: request.since === undefined ? undefined : parseWindowEdge('--since', request.since, now),
     until: request.until === undefined ? undefined : parseWindowEdge('--until', request.until, now),
   };
-  const report = await createReadApp({ configPath, cwd: ctx.cwd, env: ctx.env }).usageReport(request.by, window);
+  const report = await createReadApp({ configPath, cwd: ctx.cwd, env: ctx.env }).usageReport(request.by, window, now);
   return { json: report, text: usageText(report), problems: usageProblems(report) };
 }
