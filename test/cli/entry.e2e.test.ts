@@ -58,7 +58,7 @@ describe('the localagents command itself', { timeout: 120_000 }, () => {
 
   it('--version, help <command>, and did-you-mean for an unknown command', async () => {
     const expected = `${(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`;
-    // main.ts answers the first two itself; commander the third: the same line.
+    // commander answers all three, through the one door: the same line.
     for (const args of [['--version'], ['-V'], ['--transport', 'stdio', '--version']]) expect(await runCli(args, opts)).toMatchObject({ code: 0, stdout: expected, stderr: '' });
     // `node dist/main.js`, as setups made from an earlier README start it, is the same program.
     const legacy = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'main.js'), '--config', dirs.config, 'jobs', '--all', '--json'], { cwd: dirs.repo, env: opts.env, encoding: 'utf8' });
