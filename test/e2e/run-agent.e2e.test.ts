@@ -82,7 +82,7 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
 
   it('wait_job returns running before the job ends, then succeeded', async () => {
     sim.setScript([{ text: 'slowly done', delayMs: 4000 }]);
-    const started = ok(await mcp.call('run_agent', { task: 'Say done, slowly.' }));
+    const started = ok(await mcp.call('run_agent', { wait_s: 0, task: 'Say done, slowly.' }));
     const early = ok(await mcp.call('wait_job', { job_id: started.id, timeout_s: 1 }));
     expect(early.status).toBe('running');
     const late = ok(await mcp.call('wait_job', { job_id: started.id, timeout_s: 60 }));
@@ -91,10 +91,10 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
 
   it('cancel_job ends a busy job and leaves no claude process behind', async () => {
     sim.setScript([{ text: 'never', delayMs: 120_000 }]);
-    const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
+    const started = ok(await mcp.call('run_agent', { wait_s: 0, task: 'Wait forever.' }));
     // Wait until the session is talking to the backend (a loaded CI box can take a while to start Claude Code).
     expect(await until(() => sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined), 60_000, 100)).toBe(true);
-    const status = ok(await mcp.call('job_status', { job_id: started.id }));
+    const status = ok(await mcp.call('jobs', { job_id: started.id }));
     const pid = (JSON.parse(readFileSync(join(dirs.state, 'jobs', String(started.id), 'job.json'), 'utf8')) as { claude_pid: number }).claude_pid;
     expect(status.status).toBe('running');
     const cancelled = ok(await mcp.call('cancel_job', { job_id: started.id }));
@@ -104,7 +104,7 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
   });
 
   it('model_unavailable names the model, the host and what is served now', async () => {
-    const result = await mcp.call('run_agent', { task: 'x', model: 'glm-9' });
+    const result = await mcp.call('run_agent', { wait_s: 0, task: 'x', model: 'glm-9' });
     expect(toolError(result)).toMatchObject({ code: 'model_unavailable', requested: 'glm-9' });
     expect(JSON.stringify(result.content)).toContain('glm-9 is not running anywhere. Ask the user to start it.');
     expect(JSON.stringify(result.content)).toContain('gpu → unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL');
@@ -127,7 +127,7 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
   });
 
   it('list_jobs shows every job of this server', async () => {
-    const listed = ok(await mcp.call('list_jobs', {}));
+    const listed = ok(await mcp.call('jobs', {}));
     const jobs = listed.jobs as Array<{ status: string }>;
     expect(jobs.length).toBe(readdirSync(join(dirs.state, 'jobs')).length);
     expect(jobs.map((j) => j.status)).toContain('cancelled');

@@ -50,7 +50,7 @@ async function jobsMidWay(jobs: number, opts: { slots?: number; outageWaitS?: nu
     bench.secondTurns++;
     return { text: 'never sent', delayMs: 600_000 };
   });
-  for (let i = 0; i < jobs + (opts.queued ?? 0); i++) bench.ids.push(String(ok(await h.call('run_agent', { task: `Run true, then say done (${i}).`, timeout_s: 600 })).id));
+  for (let i = 0; i < jobs + (opts.queued ?? 0); i++) bench.ids.push(String(ok(await h.call('run_agent', { wait_s: 0, task: `Run true, then say done (${i}).`, timeout_s: 600 })).id));
   return bench;
 }
 
@@ -80,9 +80,9 @@ describe.concurrent('the model server changes under running jobs', () => {
     try {
       await downUnderRequests(b, 4);
       await sleep(1500);
-      const queued = ok(await b.h.call('job_status', { job_id: b.ids[4]! }));
+      const queued = ok(await b.h.call('jobs', { job_id: b.ids[4]! }));
       expect(queued).toMatchObject({ status: 'queued', queue: { position: 1 } });
-      const running = ok(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const running = ok(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(String((running.outage_wait as { saw?: string } | undefined)?.saw)).toMatch(/^is down \(host is up, nothing listens on 127\.0\.0\.1:\d+/);
       await sleep(3500);
       await b.sim.setDown(false);
@@ -109,7 +109,7 @@ describe.concurrent('the model server changes under running jobs', () => {
       await downUnderRequests(b, 4);
       const downAt = Date.now();
       await sleep(70_000);
-      const text = textOf(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(text).toMatch(/waiting for the model server: gpu is down \(host is up, nothing listens on 127\.0\.0\.1:\d+ \(nothing started, or wrong port\)\), 1 min [0-9]+ s so far; waiting up to 10 min/);
       await sleep(Math.max(0, 90_000 - (Date.now() - downAt)));
       await b.sim.setDown(false);
@@ -148,7 +148,7 @@ describe.concurrent('the model server changes under running jobs', () => {
       b.sim.setLoading(120_000);
       await b.sim.setDown(false);
       expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait !== undefined, 30_000, 200)).toBe(true);
-      const text = textOf(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+ s so far; waiting up to 10 min/);
       const [record] = await waitAll(b, b.ids);
       expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });

@@ -168,7 +168,7 @@ describe('usage from the index cells', () => {
   it('caller bytes appended after a job ended are counted though its day was summed', async () => {
     await report('UTC', '--by', 'day');
     const job = jobs[10]!;
-    await appendCallerEntry(createJobStore(dirs.state), job.id, { t: new Date().toISOString(), tool: 'job_status', args_bytes: 30, result_bytes: 3001 });
+    await appendCallerEntry(createJobStore(dirs.state), job.id, { t: new Date().toISOString(), tool: 'jobs', args_bytes: 30, result_bytes: 3001 });
     job.callerBytes += 3001;
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the cells written again
