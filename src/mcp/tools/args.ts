@@ -70,10 +70,11 @@ export function compactSchema(node: unknown): unknown {
       return compactSchema({ ...(kept[0] as Record<string, unknown>), ...rest });
     }
   }
-  const type = record['type'];
+  const type: unknown = record['type'];
+  const nullable = Array.isArray(type) && type.length === 2 && type.includes('null');
   const entries = Object.entries(record)
     .filter(([key]) => !UNADVERTISED.has(key))
-    .map(([key, value]) => [key, key === 'type' && Array.isArray(type) && type.length === 2 && type.includes('null') ? type.find((t) => t !== 'null') : compactSchema(value)]);
+    .map(([key, value]): [string, unknown] => [key, key === 'type' && nullable ? (type as unknown[]).find((t) => t !== 'null') : compactSchema(value)]);
   return Object.fromEntries(entries);
 }
 
