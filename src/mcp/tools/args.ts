@@ -47,7 +47,8 @@ export function toolInput<Shape extends z.ZodRawShape>(tool: string, shape: Shap
   });
   // What the caller's model reads on every request: the same arguments, without what only a misbehaving caller meets.
   const advertised = compactSchema(z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }));
-  schema._zod.toJSONSchema = () => advertised;
+  // A fresh copy each time: the converter writes into what it is handed.
+  schema._zod.toJSONSchema = () => structuredClone(advertised);
   return schema;
 }
 
