@@ -5,7 +5,7 @@
  */
 import { loadPriceSettings } from '../config/price-settings.js';
 import { BadArgumentError } from '../errors.js';
-import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
+import { createJobStore, stateDirFrom } from '../jobs/record/job-store.js';
 import { usageProblems, usageText } from '../usage/format-usage.js';
 import { buildUsageReport, type UsageReport } from '../usage/report.js';
 import { GROUPINGS, type Grouping } from '../usage/tally.js';

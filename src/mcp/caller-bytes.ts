@@ -6,8 +6,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallerEntry } from '../jobs/caller-log.js';
-import { checkJobId } from '../jobs/job-id.js';
+import type { CallerEntry } from '../jobs/record/caller-log.js';
+import { checkJobId } from '../jobs/record/job-id.js';
 
 type AnyHandler = (args: unknown, extra: unknown) => CallToolResult | Promise<CallToolResult>;
 

@@ -3,7 +3,7 @@
  * do next and any limit that was lowered. Claude Code hands its model the structured part, so `next_steps` is there.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { JobRecord } from '../jobs/job-record.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
 import { jobSummary, jobView, nextStep } from './job-view.js';
 import { okResult } from './tool-result.js';
 import { limitLines, limitsField, type LimitApplied } from './tools/args.js';

@@ -4,7 +4,7 @@
  * not one we wrote is dropped, and its job read from its files again).
  */
 import { isJobId } from '../coord/job-id-shape.js';
-import type { JobRecord } from '../jobs/job-record.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
 import type { JobUsage } from './job-usage.js';
 
 /**

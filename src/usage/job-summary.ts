@@ -5,8 +5,8 @@
  * one line of text that the three render as it is.
  */
 import type { PriceSettings } from '../config/price-settings.js';
-import { FINISHED, type JobRecord } from '../jobs/job-record.js';
-import type { JobPaths } from '../jobs/job-store.js';
+import { FINISHED, type JobRecord } from '../jobs/record/job-record.js';
+import type { JobPaths } from '../jobs/record/job-store.js';
 import { comparison } from './estimate.js';
 import { compactCount, duration, estimateUsd } from './format-usage.js';
 import { readJobUsage } from './job-usage.js';

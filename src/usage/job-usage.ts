@@ -4,10 +4,10 @@
  * the calling Claude wrote and read about it (caller.jsonl). Lines that cannot be
  * read are counted, never trusted and never fatal.
  */
-import { readCallerLine } from '../jobs/caller-log.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import type { JobPaths } from '../jobs/job-store.js';
-import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-line.js';
+import { readCallerLine } from '../jobs/record/caller-log.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
+import type { JobPaths } from '../jobs/record/job-store.js';
+import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-log/request-line.js';
 import { forEachLine } from './jsonl-lines.js';
 
 /** Far beyond a requests.jsonl or caller.jsonl line (~500 bytes); a longer one is not ours. */

@@ -5,9 +5,9 @@
  * estimated savings. A year of finished jobs costs a readdir: only today's are read.
  */
 import type { Defaults } from '../config/schema.js';
-import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
-import type { JobStore } from '../jobs/job-store.js';
-import { liveJobs } from '../jobs/live-jobs.js';
+import type { InFlightRequest, JobRecord } from '../jobs/record/job-record.js';
+import type { JobStore } from '../jobs/record/job-store.js';
+import { liveJobs } from '../jobs/queue/live-jobs.js';
 import { comparison } from './estimate.js';
 import { forEachJobUsage } from './report.js';
 import { createUsageTally } from './tally.js';

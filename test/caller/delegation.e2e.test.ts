@@ -5,7 +5,7 @@
  * the same time and the caller learns both without polling. The rig reports turns and bytes (test/caller/rig.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import type { Turn } from '../sim/index.js';
 import { callerCalls, la, startCallerRig, toolResultTexts, type CallerRig } from './rig.js';
 

@@ -27,8 +27,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { claudeEnv } from '../e2e/claude-cli.js';
 import { BIN, makeDirs, type E2EDirs } from '../e2e/harness.js';
 import { startSimulator, type ParsedRequest, type RecordedRequest, type Script, type Simulator, type Turn } from '../sim/index.js';

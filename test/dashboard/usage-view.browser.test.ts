@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
-import type { JobStatus } from '../../src/jobs/job-record.js';
+import type { JobStatus } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { runCli } from '../cli/cli-process.js';
 import { BIN } from '../e2e/harness.js';

@@ -9,8 +9,8 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { appendCallerEntry } from '../../src/jobs/caller-log.js';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { appendCallerEntry } from '../../src/jobs/record/caller-log.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { monthFileName } from '../../src/usage/usage-index.js';
 import { runCli } from '../cli/cli-process.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';

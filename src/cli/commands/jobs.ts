@@ -3,8 +3,8 @@
  * page. Both read the state directory only, without building the app: a record
  * is the whole truth about a job of another process, and this one runs none.
  */
-import { createJobStore, stateDirFrom } from '../../jobs/job-store.js';
-import { liveJobs } from '../../jobs/live-jobs.js';
+import { createJobStore, stateDirFrom } from '../../jobs/record/job-store.js';
+import { liveJobs } from '../../jobs/queue/live-jobs.js';
 import { loadPriceSettings, NO_PRICE_SETTINGS } from '../../config/price-settings.js';
 import { jobUsageJson, jobUsageSummary } from '../../usage/job-summary.js';
 import { jobDetails, jobJson, jobTable } from '../format-job.js';

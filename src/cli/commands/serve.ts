@@ -8,7 +8,7 @@ import type { App } from '../../app.js';
 import { removeTokenFile, tokenFilePath, writeOwnerSecret, writeTokenFile } from '../../coord/front-door-tokens.js';
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
-import { refuseInsideJob } from '../../jobs/nested-job.js';
+import { refuseInsideJob } from '../../jobs/claude/nested-job.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';
 import { isLoopbackAddress } from '../../net/front-door.js';
