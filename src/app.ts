@@ -27,8 +27,10 @@ import { buildModelList, type ModelListing } from './registry/model-list.js';
 import { createShimServer, type ShimServer } from './shim/server.js';
 import { jobRequestSeries, type RequestSeries } from './usage/request-series.js';
 import { jobUsageJson, jobUsageSummary, type JobUsageSummary } from './usage/job-summary.js';
-import { buildUsageReport, type UsageReport, type UsageWindow } from './usage/report.js';
+import { buildUsageReport, type CallerLookup, type UsageReport, type UsageWindow } from './usage/report.js';
+import { transcriptReader } from './usage/transcripts/caller-cost.js';
 import type { Grouping } from './usage/tally.js';
+import { listAgents } from './agents/agent-listing.js';
 
 export interface AppOptions {
   readonly configPath?: string | undefined;
@@ -65,7 +67,8 @@ export interface App {
   /** A job's requests.jsonl as chart points, its open requests after them. */
   requestSeries(id: string): Promise<RequestSeries & { readonly context: number | null }>;
   /** A job's usage summary (tokens, GPU time, the estimate), as job_status, `show` and the job page give it. */
-  jobUsage(record: JobRecord): Promise<JobUsageSummary>;
+  /** `lookUp`: look a caller cost not yet on file up in the caller's transcript (show does; job_status only reads). */
+  jobUsage(record: JobRecord, lookUp?: boolean): Promise<JobUsageSummary>;
   /** The usage report over every job on record, grouped `by`, at the prices models.yaml sets. */
   usageReport(by: Grouping, window: UsageWindow): Promise<UsageReport>;
   /** Counts one MCP call into the job it concerns (caller.jsonl: what delegating cost the caller). */
@@ -104,10 +107,13 @@ export function createApp(options: AppOptions): App {
   const listModels = async (): Promise<ModelListing> => {
     const config = await load();
     const snapshot = await jobs.snapshot(config);
-    return buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd);
+    const agents = await listAgents({ config, cwd: options.cwd, env: options.env });
+    return { ...buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd), ...agents };
   };
 
-  const jobUsage = async (record: JobRecord): Promise<JobUsageSummary> => jobUsageSummary(record, store.paths(record.id), await priceSettingsOf(load));
+  const lookup = (): CallerLookup => ({ reader: transcriptReader(options.env), now: new Date() });
+  const jobUsage = async (record: JobRecord, look = false): Promise<JobUsageSummary> =>
+    jobUsageSummary(record, store, await priceSettingsOf(load), look ? lookup() : undefined);
 
   return {
     stateDir,
@@ -150,12 +156,12 @@ export function createApp(options: AppOptions): App {
     resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
     async jobDetail(id) {
       return jobDetail(jobs, id, async (record) => {
-        const summary = await jobUsage(record);
+        const summary = await jobUsage(record, true);
         return { ...jobUsageJson(summary), text: summary.text };
       });
     },
     jobUsage,
-    usageReport: async (by, window) => buildUsageReport(store, await priceSettingsOf(load), by, window),
+    usageReport: async (by, window) => buildUsageReport(store, await priceSettingsOf(load), by, window, lookup()),
     logCallerCall: (id, entry) => appendCallerEntry(store, id, entry),
     diff: { target: diffTarget, text: diffText, toTerminal: diffToTerminal },
     followJob: (id) => followJob(jobs, id, store.paths(id)),

@@ -72,7 +72,8 @@ export async function measureCliStart(scale: number): Promise<{ tables: Table[];
       { name: '--version', args: [BIN, '--version'], target: 2.5 },
       { name: 'jobs', args: cli('jobs'), target: 2.5 },
       { name: 'show JOB', args: cli('show', lastId), target: 2.5 },
-      { name: 'usage', args: cli('usage'), target: 2.5 },
+      // A report command: relaxed from 2.5× (issue 38) for the callers' measured costs.
+      { name: 'usage', args: cli('usage'), target: 4 },
       // As Claude Code's statusLine setting runs it (README): no other argument.
       { name: 'statusline', args: [BIN, 'statusline'], input: status, target: 2 },
     ];

@@ -7,6 +7,7 @@ import type { EndpointProbe } from '../backends/types.js';
 import type { Config, ModelMenuEntry } from '../config/schema.js';
 import { slotUse, type EndpointJobs, type QueueEntry, type SlotUse } from './slot-use.js';
 import { matchName } from './match.js';
+import type { AgentsListing } from '../agents/agent-listing.js';
 
 export interface EndpointListing extends EndpointProbe {
   readonly capacity: number;
@@ -28,7 +29,7 @@ export interface MenuListing {
   readonly live_on: readonly string[];
 }
 
-export interface ModelListing {
+export interface ModelListing extends Partial<AgentsListing> {
   readonly config: string;
   readonly endpoints: readonly EndpointListing[];
   readonly menu: readonly MenuListing[];

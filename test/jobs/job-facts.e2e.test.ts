@@ -167,7 +167,7 @@ describe('the facts of a real job, rendered for the calling model and for a pers
     const record = records.get(status);
     expect(record?.status).toBe(status);
     // The usage line as job_status and show add it, from the job's own logs.
-    const usage = (await jobUsageSummary(record!, app.store.paths(record!.id), NO_PRICE_SETTINGS)).text;
+    const usage = (await jobUsageSummary(record!, app.store, NO_PRICE_SETTINGS)).text;
     const facts = jobFacts(record!, usage);
     const present = FACT_ORDER.filter((key) => facts[key] !== undefined);
     expect(present).toContain('usage');

@@ -24,11 +24,25 @@ export interface CallerEntry {
   readonly args_bytes: number;
   /** The tool result as JSON: what the caller read. */
   readonly result_bytes: number;
+  /** `_meta["claudecode/toolUseId"]` of the call: the caller's tool_use block that made it, in its transcript. */
+  readonly tool_use_id?: string;
+  /** The caller's working directory (its transcript folder's name), when one caller owns the server (stdio). */
+  readonly caller_cwd?: string;
+  /** The caller's session id (its transcript file's name), when Claude Code gave it to the server. */
+  readonly caller_session?: string;
 }
 
 const entryShape: Shape = {
   type: 'object',
-  properties: { t: { type: 'string' }, tool: { type: 'string' }, args_bytes: { type: 'number', minimum: 0 }, result_bytes: { type: 'number', minimum: 0 } },
+  properties: {
+    t: { type: 'string' },
+    tool: { type: 'string' },
+    args_bytes: { type: 'number', minimum: 0 },
+    result_bytes: { type: 'number', minimum: 0 },
+    tool_use_id: { type: 'string' },
+    caller_cwd: { type: 'string' },
+    caller_session: { type: 'string' },
+  },
   required: ['t', 'tool', 'args_bytes', 'result_bytes'],
 };
 
@@ -42,7 +56,8 @@ async function noteInLedger(ledger: string, id: string): Promise<void> {
   }
 }
 
-export async function appendCallerEntry(store: { readonly root: string; paths(id: string): { readonly caller: string } }, id: string, entry: CallerEntry): Promise<void> {
+/** Appends a line of either kind: a call, or the caller's cost. */
+export async function appendCallerEntry(store: { readonly root: string; paths(id: string): { readonly caller: string } }, id: string, entry: CallerEntry | CallerCostLine): Promise<void> {
   const ledger = callerLedgerFile(store.root);
   // Noted after the append, so a reader that sees the note sees the line; and before it too, so a process
   // killed between the two still leaves a note (unless a reader came in that instant).
@@ -51,11 +66,54 @@ export async function appendCallerEntry(store: { readonly root: string; paths(id
   await noteInLedger(ledger, id);
 }
 
-/** A line of caller.jsonl, or undefined for one cut short or edited. */
-export function readCallerLine(line: string): CallerEntry | undefined {
+/**
+ * What the job cost its caller, as measured from the caller's transcript once it was final (src/usage/transcripts):
+ * how many of the job's calls it covers, and the caller's model and tokens, or why it is unknown. A later line wins.
+ */
+export interface CallerCostLine {
+  readonly t: string;
+  readonly caller_cost: {
+    readonly calls: number;
+    readonly unknown?: string;
+    readonly model?: string;
+    readonly turns?: number;
+    readonly input?: number;
+    readonly cache_read?: number;
+    readonly cache_write_5m?: number;
+    readonly cache_write_1h?: number;
+    readonly output?: number;
+    readonly transcript?: string;
+  };
+}
+
+const count: Shape = { type: 'number', minimum: 0 };
+const costShape: Shape = {
+  type: 'object',
+  properties: {
+    t: { type: 'string' },
+    caller_cost: {
+      type: 'object',
+      properties: {
+        calls: count, unknown: { type: 'string' }, model: { type: 'string' }, turns: count, input: count, cache_read: count,
+        cache_write_5m: count, cache_write_1h: count, output: count, transcript: { type: 'string' },
+      },
+      required: ['calls'],
+    },
+  },
+  required: ['t', 'caller_cost'],
+};
+
+/** A line of caller.jsonl (a call, or the caller's cost), or undefined for one cut short or edited. */
+export function readCallerLine(line: string): { call: CallerEntry } | { cost: CallerCostLine } | undefined {
   try {
-    const parsed = checkShape<CallerEntry>(JSON.parse(line), entryShape);
-    return parsed.ok ? parsed.value : undefined;
+    const json: unknown = JSON.parse(line);
+    const cost = typeof json === 'object' && json !== null && 'caller_cost' in json;
+    if (cost) {
+      const parsed = checkShape<CallerCostLine>(json, costShape);
+      return parsed.ok ? { cost: parsed.value } : undefined;
+    }
+    const parsed = checkShape<CallerEntry>(json, entryShape);
+    return parsed.ok ? { call: parsed.value } : undefined;
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
 import { PERMISSION_MODES } from '../../config/schema.js';
+import { AGENT_NAME } from '../../agents/definition.js';
 import { BadArgumentError, isLocalAgentsError, LocalAgentsError } from '../../errors.js';
 import { ISOLATIONS, type JobRecord } from '../../jobs/record/job-record.js';
 import type { RunRequest } from '../../jobs/session/run-request.js';
@@ -48,6 +49,11 @@ export const runAgentInput = {
   task: z
     .union([brief, z.array(brief).min(1).max(MAX_TASKS)])
     .describe('Self-contained brief: goal, files, interface, check, report. A list runs one job per brief, in parallel.'),
+  agent: z
+    .string()
+    .regex(AGENT_NAME, 'is not an agent name (letters, digits, "-", "_", ".", ":"; at most 64)')
+    .optional()
+    .describe('Run as this agent definition (list_models names them); task is its input.'),
   model: modelName().optional().describe('See list_models.'),
   endpoint: modelName().optional(),
   cwd: z
@@ -116,6 +122,7 @@ export function registerRunAgent(server: McpServer, app: App): void {
       const maxTurns = args.max_turns === undefined ? undefined : softCap('max_turns', args.max_turns, 0, MAX_TURNS_CAP, 'the most turns a job may take');
       const timeout = args.timeout_s === undefined ? undefined : softCap('timeout_s', args.timeout_s, 0, JOB_TIMEOUT_CAP_S, 'a job runs at most one day');
       const started = await startAll(app, briefs, {
+        agent: args.agent,
         model: args.model,
         endpoint: args.endpoint,
         cwd: args.cwd,
