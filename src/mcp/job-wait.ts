@@ -7,7 +7,7 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { App } from '../app.js';
-import { formatCount, formatDuration } from '../jobs/view/amounts.js';
+import { formatCount, formatDuration } from '../amounts.js';
 import { elapsedSeconds, FINISHED, type JobRecord } from '../jobs/record/job-record.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
