@@ -1,4 +1,4 @@
-/** Entry point: all eight parts (npm run bench). */
+/** Entry point: all nine parts (npm run bench). */
 import { runBench } from './lib/main.js';
 
-await runBench(['shim', 'prefix', 'start', 'probing', 'sched', 'growth', 'procs', 'cli']);
+await runBench(['shim', 'prefix', 'start', 'probing', 'sched', 'growth', 'procs', 'cli', 'caller']);

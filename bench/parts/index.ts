@@ -6,6 +6,7 @@
 import { allCapturedRequests } from '../lib/fixtures.js';
 import { timed, type PartResult, type Table } from '../lib/report.js';
 import { formatSpread } from '../lib/stats.js';
+import { measureCallerCost } from './caller-cost.js';
 import { measureCliStart } from './cli-start.js';
 import { measureJobRecords } from './job-records.js';
 import { measureJobStart } from './job-start.js';
@@ -20,7 +21,7 @@ import { measureMedia } from './shim-media.js';
 import { measureOverhead } from './shim-overhead.js';
 import { startShimRig } from './shim-rig.js';
 
-export type PartName = 'shim' | 'prefix' | 'start' | 'probing' | 'sched' | 'growth' | 'procs' | 'cli';
+export type PartName = 'shim' | 'prefix' | 'start' | 'probing' | 'sched' | 'growth' | 'procs' | 'cli' | 'caller';
 
 function pipelineTable(rounds: number): Table {
   const bodies = allCapturedRequests().map((r) => Buffer.from(JSON.stringify(r.body)));
@@ -58,6 +59,7 @@ const PARTS: Record<PartName, { title: string; run: (scale: number) => Promise<O
   sched: { title: '5. scale: 16 jobs on 4 slots', run: (scale) => measureScale(scale) },
   procs: { title: '7. several processes: N × M jobs on S slots', run: (scale) => measureMultiProcess(scale) },
   cli: { title: '9. command-line start', run: (scale) => measureCliStart(scale) },
+  caller: { title: '10. caller cost per delegation', run: (scale) => measureCallerCost(scale) },
   growth: {
     title: '6. cost growth',
     async run(scale) {

@@ -37,11 +37,15 @@ function asJobId(value: unknown): string | undefined {
   }
 }
 
-/** The job a call was about: the id in its result (job views carry `id`, job_log `job_id`), else a full id it was given. */
-function jobOf(args: unknown, result: CallToolResult): string | undefined {
+/** The jobs a call was about: the ids in its result (a job view's `id`, each of `jobs` for several), else a full id it was given. */
+function jobsOf(args: unknown, result: CallToolResult): string[] {
   const structured = result.structuredContent;
+  const several = Array.isArray(structured?.jobs) && structured.id === undefined ? (structured.jobs as unknown[]) : [];
+  const ids = several.map((j) => asJobId(typeof j === 'object' && j !== null ? (j as Record<string, unknown>).id : undefined));
+  if (ids.length > 0) return ids.filter((id) => id !== undefined);
   const given = typeof args === 'object' && args !== null ? (args as Record<string, unknown>).job_id : undefined;
-  return asJobId(structured?.id) ?? asJobId(structured?.job_id) ?? asJobId(given);
+  const one = asJobId(structured?.id) ?? asJobId(given);
+  return one === undefined ? [] : [one];
 }
 
 const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> =>
@@ -55,20 +59,20 @@ export function countingCallerBytes(server: McpServer, log: (id: string, entry: 
   counting.registerTool = ((name: string, config: never, handler: AnyHandler) =>
     register(name, config, (async (args: unknown, extra: unknown) => {
       const result = await handler(args, extra);
-      const job = jobOf(args, result);
-      if (job !== undefined) {
-        const entry = {
-          t: new Date().toISOString(),
-          tool: name,
-          args_bytes: Buffer.byteLength(JSON.stringify(args ?? {}), 'utf8'),
-          result_bytes: Buffer.byteLength(JSON.stringify(result), 'utf8'),
-          ...optional('tool_use_id', toolUseIdOf(extra)),
-          ...optional('caller_cwd', place.cwd),
-          ...optional('caller_session', place.session),
-        };
-        // A job folder the disk refused, or one pruned meanwhile: the count is lost, the answer is not.
-        await log(job, entry).catch(() => undefined);
-      }
+      const jobs = jobsOf(args, result);
+      // A call about several jobs (a list of briefs, a wait for several) is shared out evenly among them.
+      const share = (bytes: number): number => Math.round(bytes / Math.max(1, jobs.length));
+      const entry = {
+        t: new Date().toISOString(),
+        tool: name,
+        args_bytes: share(Buffer.byteLength(JSON.stringify(args ?? {}), 'utf8')),
+        result_bytes: share(Buffer.byteLength(JSON.stringify(result), 'utf8')),
+        ...optional('tool_use_id', toolUseIdOf(extra)),
+        ...optional('caller_cwd', place.cwd),
+        ...optional('caller_session', place.session),
+      };
+      // A job folder the disk refused, or one pruned meanwhile: the count is lost, the answer is not.
+      await Promise.all(jobs.map((job) => log(job, entry).catch(() => undefined)));
       return result;
     }) as never)) as McpServer['registerTool'];
   return counting;

@@ -7,7 +7,7 @@ import type { ListingWords } from '../registry/format-model-list.js';
 
 export const WORKFLOW_GUIDANCE =
   'Tell the user which served model you will use (check with them if the id is unfamiliar), then call run_agent with a self-contained brief ' +
-  '(files, interface, how to verify, what to report). Poll with wait_job (≤110 s per call) and read job_log while it runs. ' +
+  '(files, interface, how to verify, what to report); it returns when the job has finished. ' +
   "Treat the local model's work as a draft: review files_touched or the worktree diff before relying on it.";
 
 export const LISTING_FOR_MODEL: ListingWords = {
@@ -18,4 +18,4 @@ export const LISTING_FOR_MODEL: ListingWords = {
 };
 
 /** The next step after a job reference that names no job (raised below this layer, which names no tool). */
-export const LIST_JOBS_HINT = 'list_jobs lists the jobs on record (newest last).';
+export const LIST_JOBS_HINT = 'jobs() lists the jobs on record (newest last).';

@@ -7,10 +7,12 @@ import { z } from 'zod';
 import type { App } from '../app.js';
 import { LIST_JOBS_HINT } from './guidance.js';
 
-
 /** The schema field: any non-empty string; resolveJobArg decides what it means. */
-export const jobRefField = (what: string): z.ZodString =>
-  z.string().min(1).describe(`${what} The full id, a unique prefix of it or of its last part (e.g. 7gk2), or last for the newest job.`);
+export const jobRefField = (what: string): z.ZodString => z.string().min(1).describe(`${what}${what === '' ? '' : ' '}Job id, unique prefix, or last.`);
+
+/** One job or a list of them (wait_job waits for all). */
+export const jobRefsField = (max: number): z.ZodUnion<readonly [z.ZodString, z.ZodArray<z.ZodString>]> =>
+  z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(max)]).describe('Job id (unique prefix, or last), or a list of them.');
 
 export async function resolveJobArg(app: App, ref: string, argument = 'job_id'): Promise<string> {
   return app.resolveJob(ref, { argument, hint: LIST_JOBS_HINT });

@@ -43,11 +43,15 @@ const FOR_MODEL: FactRenderer = {
   resumable: (r) => [`Continue it with run_agent(resume_job="${r.id}", task="…").`],
 };
 
-/** One readable paragraph: the job's facts for the calling Claude, ending with what to do next (job_status adds the usage summary's line). */
+/** What the calling Claude does next with this job. */
+export function nextStep(record: JobRecord): string {
+  if (!FINISHED.has(record.status)) return `Still ${record.status}: wait_job(job_id="${record.id}") returns when it ends.`;
+  if (record.status === 'succeeded' && record.verification?.passed) return 'Its check passed: read the diff for what the check does not cover.';
+  if (record.status === 'succeeded') return "Review the work before relying on it: the local model's output is a draft.";
+  return 'Read error; the jobs tool with tail_lines shows the transcript.';
+}
+
+/** One readable paragraph: the job's facts for the calling Claude, ending with what to do next (the jobs tool adds the usage summary's line). */
 export function jobSummary(record: JobRecord, usageLine?: string): string {
-  const lines = renderFacts(jobFacts(record, usageLine), FOR_MODEL);
-  if (!FINISHED.has(record.status)) lines.push('Still running: call wait_job again (≤110 s per call), or job_log to see progress.');
-  else if (record.status === 'succeeded' && record.verification?.passed) lines.push('Its check passed: read the diff for what the check does not cover.');
-  else if (record.status === 'succeeded') lines.push("Review the work before relying on it: the local model's output is a draft.");
-  return lines.join('\n');
+  return [...renderFacts(jobFacts(record, usageLine), FOR_MODEL), nextStep(record)].join('\n');
 }

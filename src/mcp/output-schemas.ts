@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { JOB_STATUSES } from '../jobs/record/job-record.js';
 
 export const jobOutput = z.looseObject({
-  id: z.string().describe('Job id, for wait_job / job_status / job_log / cancel_job / resume_job'),
+  id: z.string().describe('Job id, for wait_job / jobs / cancel_job / resume_job'),
   status: z.enum(JOB_STATUSES),
   elapsed_s: z.number(),
   model: z.looseObject({ requested: z.string().optional(), served: z.string().optional(), endpoint: z.string().optional() }),
@@ -37,12 +37,18 @@ export const jobOutput = z.looseObject({
     .describe('Recent backend errors, each with what it means and what to try'),
 });
 
+/** One job's record at the top level, or several in `jobs` (run_agent with a list of briefs, wait_job with a list of ids). */
+export const jobsOutput = jobOutput.partial().extend({ jobs: z.array(jobOutput).optional().describe('Several jobs: one record each, in the order asked') });
+
 export const jobListOutput = z.looseObject({
   jobs: z.array(z.looseObject({ id: z.string(), status: z.enum(JOB_STATUSES) })),
   damaged: z
     .array(z.object({ id: z.string(), file: z.string(), problem: z.string() }))
     .describe('Job folders whose record cannot be read or parsed: the job is on record, but what it did is not known'),
 });
+
+/** The jobs tool: one job's record (with usage_summary, and transcript when asked), or the list. */
+export const jobStatusOutput = jobListOutput.partial().extend(jobOutput.partial().shape).extend({ transcript: z.string().optional() });
 
 export const modelListOutput = z.looseObject({
   config: z.string(),
@@ -58,3 +64,6 @@ export const modelListOutput = z.looseObject({
   menu: z.array(z.looseObject({ name: z.string(), notes: z.string(), live_on: z.array(z.string()) })),
   next_steps: z.string(),
 });
+
+/** list_models: the listing, or with `model` whether that model is live. */
+export const modelsOutput = modelListOutput.partial().extend({ model: z.string().optional(), available: z.boolean().optional() });

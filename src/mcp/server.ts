@@ -15,7 +15,7 @@ import { taskIds } from './tasks/task-ids.js';
 
 export const SERVER_INSTRUCTIONS = [
   'localagents runs delegated Claude Code sessions on the user\'s own GPU servers (llama.cpp or vLLM).',
-  'Workflow: list_models → say which served model you will use → run_agent → wait_job / job_status / job_log → review.',
+  'Workflow: list_models → say which served model you will use → run_agent (returns when the job has finished) → review.',
   WORKFLOW_GUIDANCE,
   'Good delegations are well specified and verifiable: tests, CLI flags, refactors with a pinned interface, independent halves in parallel worktrees (isolation: "worktree").',
   'If a model is not running, relay the model_unavailable message (request_model gives the same one without starting a job) to the user: localagents never starts models.',

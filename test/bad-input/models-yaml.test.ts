@@ -86,7 +86,7 @@ describe('broken models.yaml through the MCP tools', () => {
       writeFileSync(h.dirs.config, written);
       const expected = c.message(sim.url).replace('FILE', h.dirs.config);
       expect(errorOf(await h.call('list_models'))).toMatchObject({ code: 'bad_config', message: expected });
-      expect(errorOf(await h.call('run_agent', { task: 'x' }))).toMatchObject({ code: 'bad_config', message: expected });
+      expect(errorOf(await h.call('run_agent', { wait_s: 0, task: 'x' }))).toMatchObject({ code: 'bad_config', message: expected });
       expect(readFileSync(h.dirs.config)).toEqual(Buffer.from(written));
     });
   }
@@ -102,7 +102,7 @@ describe('broken models.yaml through the MCP tools', () => {
     writeFileSync(h.dirs.config, endpointYaml(sim.url));
     const listing = ok(await h.call('list_models'));
     expect((listing.endpoints as Array<{ state: string }>)[0]?.state).toBe('up');
-    expect(ok(await h.call('list_jobs'))).toMatchObject({ jobs: [] });
+    expect(ok(await h.call('jobs'))).toMatchObject({ jobs: [] });
     expect(ok(await h.call('run_agent', { task: 'Say it.', wait_s: 60 }))).toMatchObject({ status: 'succeeded', result: 'Fixed and running.' });
   });
 });

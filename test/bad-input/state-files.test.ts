@@ -122,9 +122,9 @@ describe('a state directory in the wrong shape gets words, never internals', { t
   const jobDir = (w: World, id = w.done): string => join(jobs(w), id);
   const coord = (w: World): string => join(w.dirs.state, 'coord');
   const show = (w: World): string[] => ['show', w.done];
-  const status = (w: World): [string, Record<string, unknown>] => ['job_status', { job_id: w.done }];
+  const status = (w: World): [string, Record<string, unknown>] => ['jobs', { job_id: w.done }];
   const log = (w: World): string[] => ['log', w.done];
-  const jobLog = (w: World): [string, Record<string, unknown>] => ['job_log', { job_id: w.done }];
+  const jobLog = (w: World): [string, Record<string, unknown>] => ['jobs', { job_id: w.done, tail_lines: 60 }];
   const cancel = (w: World): string[] => ['cancel', w.running];
   const cancelJob = (w: World): [string, Record<string, unknown>] => ['cancel_job', { job_id: w.running }];
 

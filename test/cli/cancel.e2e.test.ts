@@ -72,8 +72,8 @@ describe('localagents cancel', { timeout: 120_000 }, () => {
   it('a job of an MCP server: cancel asks the server, which cancels it; --force ends another job\'s Claude Code and the server records it failed', async () => {
     const mcp = await connect(dirs);
     try {
-      const id = String(ok(await mcp.call('run_agent', { task: 'Write part1.txt, then wait.' })).id);
-      const forcedId = String(ok(await mcp.call('run_agent', { task: 'Write part1.txt, then wait too.' })).id);
+      const id = String(ok(await mcp.call('run_agent', { wait_s: 0, task: 'Write part1.txt, then wait.' })).id);
+      const forcedId = String(ok(await mcp.call('run_agent', { wait_s: 0, task: 'Write part1.txt, then wait too.' })).id);
       const ready = (job: string): boolean => onDisk(job).claude_pid !== undefined && onDisk(job).tool_calls >= 1;
       await waitFor(() => ready(id) && ready(forcedId) && sim.requests.filter((r) => r.path === '/v1/messages' && r.endTime === undefined).length >= 2, 60_000, 'both jobs to hang');
       const { claude_pid: claudePid, owner_pid: owner } = onDisk(id);
@@ -84,7 +84,7 @@ describe('localagents cancel', { timeout: 120_000 }, () => {
       expect(cancelled.stdout).toContain(`job ${id}: cancelled after`);
       expect(onDisk(id).status).toBe('cancelled');
       expect(processAlive(claudePid ?? 0)).toBe(false);
-      expect(ok(await mcp.call('job_status', { job_id: id }))).toMatchObject({ status: 'cancelled' });
+      expect(ok(await mcp.call('jobs', { job_id: id }))).toMatchObject({ status: 'cancelled' });
 
       const forcedPid = onDisk(forcedId).claude_pid;
       const forced = await cli('cancel', '--force', forcedId, '--json');
@@ -94,7 +94,7 @@ describe('localagents cancel', { timeout: 120_000 }, () => {
       expect(record.error).toMatch(/^Claude Code ended with an error: /);
       expect(processAlive(forcedPid ?? 0)).toBe(false);
       // The server itself saw it end, and says so to its MCP client.
-      expect(ok(await mcp.call('job_status', { job_id: forcedId }))).toMatchObject({ status: 'failed' });
+      expect(ok(await mcp.call('jobs', { job_id: forcedId }))).toMatchObject({ status: 'failed' });
     } finally {
       await mcp.close();
     }

@@ -85,8 +85,8 @@ describe('localagents statusline', () => {
     const server: Connected = await connect(dirs);
     cleanups.push(() => server.close());
     const other = makeRepo();
-    const here = String(ok(await server.call('run_agent', { task: 'Write a long answer.' })).id);
-    const elsewhere = String(ok(await server.call('run_agent', { task: 'Write a long answer too.', cwd: other })).id);
+    const here = String(ok(await server.call('run_agent', { wait_s: 0, task: 'Write a long answer.' })).id);
+    const elsewhere = String(ok(await server.call('run_agent', { wait_s: 0, task: 'Write a long answer too.', cwd: other })).id);
 
     let line = '';
     await until(async () => {

@@ -136,7 +136,7 @@ describe("the original localagents' models.yaml and sidecar", () => {
   });
 
   it("request_model for the sidecar's entry relays its host, notes and multi-line start command", async () => {
-    const asked = ok(await server.call('request_model', { model: 'devstral' }));
+    const asked = ok(await server.call('list_models', { model: 'devstral' }));
     expect(asked).toMatchObject({ available: false, host: 'gpu-box', notes: 'agentic coder', bring_up: 'llama-server -hf mistralai/Devstral-Small-GGUF --jinja\n--port 8081' });
   });
 
@@ -164,7 +164,7 @@ describe("the original localagents' models.yaml and sidecar", () => {
     const logDir = String(record.log_dir);
     expect(logDir).toBe(join(dirs.state, 'jobs', String(record.id)));
     for (const file of ['transcript.txt', 'events.jsonl', 'requests.jsonl']) expect(existsSync(join(logDir, file))).toBe(true);
-    expect(text(await server.call('job_status', { job_id: record.id }))).toContain(`logs: ${logDir}`);
+    expect(text(await server.call('jobs', { job_id: record.id }))).toContain(`logs: ${logDir}`);
 
     // Resuming continues under the same menu entry: the record names the served id, but the entry's settings come back.
     const before = sim.requests.length;
@@ -186,7 +186,7 @@ describe("the original localagents' models.yaml and sidecar", () => {
   }, 250_000);
 
   it("run_agent's endpoint argument stays a hard pin: the menu entry's live endpoint is not used instead", async () => {
-    const refused = await server.call('run_agent', { task: 'Say done.', model: 'qwen3.8-27b', endpoint: 'dgx' });
+    const refused = await server.call('run_agent', { wait_s: 0, task: 'Say done.', model: 'qwen3.8-27b', endpoint: 'dgx' });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/^model_unavailable: qwen3.8-27b is not running anywhere/);
   });

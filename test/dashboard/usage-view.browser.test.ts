@@ -100,7 +100,7 @@ describe('dashboard usage view in Chromium', () => {
       await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, '--config', join(t.root, 'models.yaml')], cwd: t.repo, env: cliEnv(), stderr: 'pipe' }));
       try {
         await client.listTools();
-        const status = (await client.callTool({ name: 'job_status', arguments: { job_id: id } })) as { content: { type: string; text: string }[]; structuredContent: { usage_summary: typeof summary } };
+        const status = (await client.callTool({ name: 'jobs', arguments: { job_id: id } })) as { content: { type: string; text: string }[]; structuredContent: { usage_summary: typeof summary } };
         const text = status.content.map((c) => c.text).join('\n');
         expect(text.split('\n')).toContain(summary.text);
         // The same figures: job_status's own call adds to caller.jsonl, without a tool_use id, so the caller side stays unknown.

@@ -138,7 +138,7 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
   });
 
   it('an unknown agent is refused, naming the agents that exist; list_models lists them with their models', async () => {
-    const refused = await mcp.call('run_agent', { agent: 'tester', task: 'x' });
+    const refused = await mcp.call('run_agent', { wait_s: 0, agent: 'tester', task: 'x' });
     expect(toolError(refused)).toMatchObject({ code: 'bad_argument' });
     const text = JSON.stringify(refused.content);
     expect(text).toContain('no agent named \\"tester\\"');
@@ -160,7 +160,7 @@ describe('agent definitions as local jobs', { timeout: 180_000 }, () => {
   it('a project agent file with broken front matter is refused naming the file and line', async () => {
     const bad = join(dirs.repo, '.claude', 'agents', 'broken.md');
     writeFileSync(bad, '---\nname: broken\ndescription: [unclosed\n---\nprompt\n');
-    const refused = await mcp.call('run_agent', { agent: 'broken', task: 'x' });
+    const refused = await mcp.call('run_agent', { wait_s: 0, agent: 'broken', task: 'x' });
     expect(toolError(refused)).toMatchObject({ code: 'bad_config' });
     expect(JSON.stringify(refused.content)).toContain(`${bad}:3: invalid front matter`);
     expect(readFileSync(bad, 'utf8')).toContain('[unclosed');

@@ -88,7 +88,7 @@ describe('several localagents processes on one state directory', () => {
     sim.setScript(() => ({ text: 'done', delayMs: 300 }));
     const windows = await servers(dirs, 3);
     const ids: string[] = [];
-    for (let i = 0; i < 18; i++) ids.push(String(ok(await windows[i % 3]!.call('run_agent', { task: `Job number ${i}.` })).id));
+    for (let i = 0; i < 18; i++) ids.push(String(ok(await windows[i % 3]!.call('run_agent', { wait_s: 0, task: `Job number ${i}.` })).id));
 
     const results = await Promise.all(ids.map((id, i) => finished(windows[i % 3]!, id)));
     expect(results.map((r) => r.status)).toEqual(ids.map(() => 'succeeded'));
@@ -110,7 +110,7 @@ describe('several localagents processes on one state directory', () => {
     await until(() => /job (\S+) started/.test(run.stderr()) && sim.stats.inFlight === 1, 60_000, 100);
     const runJob = /job (\S+) started/.exec(run.stderr())![1]!;
     const [window] = await servers(dirs, 1);
-    const queued = ok(await window!.call('run_agent', { task: 'A job behind the killed one.' }));
+    const queued = ok(await window!.call('run_agent', { wait_s: 0, task: 'A job behind the killed one.' }));
     expect(queued).toMatchObject({ status: 'queued' });
     // Every edge shows the slots by holder and the queue across processes: list_models here, `localagents models` in a third process.
     const listedBefore = ok(await window!.call('list_models')) as { endpoints: { slot_use: unknown; queue: unknown[] }[] };
@@ -127,7 +127,7 @@ describe('several localagents processes on one state directory', () => {
     // Anyone looking sees the lease gone at once.
     const listedAfter = ok(await window!.call('list_models')) as { endpoints: { slot_use: { other_processes: number } }[] };
     expect(listedAfter.endpoints[0]!.slot_use.other_processes).toBe(0);
-    expect(ok(await window!.call('job_status', { job_id: runJob }))).toMatchObject({ status: 'interrupted' });
+    expect(ok(await window!.call('jobs', { job_id: runJob }))).toMatchObject({ status: 'interrupted' });
     // The queued job takes the slot at the server's next look (it polls every 2 s), not after a stale-lease timeout.
     expect(await until(() => record(dirs, String(queued.id)).status !== 'queued', 10_000, 50)).toBe(true);
     expect(await finished(window!, String(queued.id))).toMatchObject({ status: 'succeeded', result: 'done' });
@@ -137,7 +137,7 @@ describe('several localagents processes on one state directory', () => {
     const { dirs, sim } = await setup(4, 4);
     sim.setScript((req) => (req.lastUserText.includes('HANG') ? { text: 'stuck', delayMs: 600_000 } : { text: 'done' }));
     const [a, b] = await servers(dirs, 2);
-    const job = String(ok(await a!.call('run_agent', { task: 'HANG until cancelled.' })).id);
+    const job = String(ok(await a!.call('run_agent', { wait_s: 0, task: 'HANG until cancelled.' })).id);
     await until(() => sim.stats.inFlight === 1 && record(dirs, job).session_id !== undefined, 60_000, 100);
 
     // b waits on a's job: for the whole timeout, not 0.01 s.
@@ -151,12 +151,12 @@ describe('several localagents processes on one state directory', () => {
     expect(await until(() => sim.stats.inFlight === 0, 10_000)).toBe(true);
 
     // Resume it in a; a second resume, from b or from a, is refused and names the job running the session.
-    const resumed = String(ok(await a!.call('run_agent', { task: 'Continue: HANG again.', resume_job: job })).id);
+    const resumed = String(ok(await a!.call('run_agent', { wait_s: 0, task: 'Continue: HANG again.', resume_job: job })).id);
     for (const server of [b!, a!]) {
-      const text = errorText(await server.call('run_agent', { task: 'Continue too.', resume_job: job }));
+      const text = errorText(await server.call('run_agent', { wait_s: 0, task: 'Continue too.', resume_job: job }));
       expect(text).toContain(`job ${resumed}`);
     }
-    expect(errorText(await b!.call('run_agent', { task: 'Continue the resumed one.', resume_job: resumed }))).toContain(`job ${resumed} is still`);
+    expect(errorText(await b!.call('run_agent', { wait_s: 0, task: 'Continue the resumed one.', resume_job: resumed }))).toContain(`job ${resumed} is still`);
 
     // Its owner dies: cancel_job from b finds it interrupted and ends the Claude Code it left behind.
     await until(() => record(dirs, resumed).claude_pid !== undefined && sim.stats.inFlight === 1, 60_000, 100);

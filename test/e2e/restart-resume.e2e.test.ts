@@ -33,7 +33,7 @@ describe('server killed mid-job', () => {
           : { text: 'stuck', delayMs: 600_000 },
     );
     const first = await connect(dirs);
-    const started = ok(await first.call('run_agent', { task: 'Write part1.txt, then wait.' }));
+    const started = ok(await first.call('run_agent', { wait_s: 0, task: 'Write part1.txt, then wait.' }));
     const jobId = String(started.id);
     const recordPath = join(dirs.state, 'jobs', jobId, 'job.json');
     const read = (): { tool_calls: number; session_id?: string } => JSON.parse(readFileSync(recordPath, 'utf8')) as { tool_calls: number; session_id?: string };
@@ -45,10 +45,10 @@ describe('server killed mid-job', () => {
 
     const second = await connect(dirs);
     try {
-      const listed = ok(await second.call('list_jobs', {}));
+      const listed = ok(await second.call('jobs', {}));
       const job = (listed.jobs as Array<{ id: string; status: string }>).find((j) => j.id === jobId);
       expect(job?.status).toBe('interrupted');
-      const status = ok(await second.call('job_status', { job_id: jobId }));
+      const status = ok(await second.call('jobs', { job_id: jobId }));
       expect(String(status.error)).toContain(`run_agent(resume_job="${jobId}")`);
       const sessionId = String(status.session_id);
 

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { gitOut } from '../helpers/git-repo.js';
@@ -82,7 +83,7 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
 
   it('wait_job returns running before the job ends, then succeeded', async () => {
     sim.setScript([{ text: 'slowly done', delayMs: 4000 }]);
-    const started = ok(await mcp.call('run_agent', { task: 'Say done, slowly.' }));
+    const started = ok(await mcp.call('run_agent', { wait_s: 0, task: 'Say done, slowly.' }));
     const early = ok(await mcp.call('wait_job', { job_id: started.id, timeout_s: 1 }));
     expect(early.status).toBe('running');
     const late = ok(await mcp.call('wait_job', { job_id: started.id, timeout_s: 60 }));
@@ -91,10 +92,10 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
 
   it('cancel_job ends a busy job and leaves no claude process behind', async () => {
     sim.setScript([{ text: 'never', delayMs: 120_000 }]);
-    const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
+    const started = ok(await mcp.call('run_agent', { wait_s: 0, task: 'Wait forever.' }));
     // Wait until the session is talking to the backend (a loaded CI box can take a while to start Claude Code).
     expect(await until(() => sim.requests.some((r) => r.path === '/v1/messages' && r.endTime === undefined), 60_000, 100)).toBe(true);
-    const status = ok(await mcp.call('job_status', { job_id: started.id }));
+    const status = ok(await mcp.call('jobs', { job_id: started.id }));
     const pid = (JSON.parse(readFileSync(join(dirs.state, 'jobs', String(started.id), 'job.json'), 'utf8')) as { claude_pid: number }).claude_pid;
     expect(status.status).toBe('running');
     const cancelled = ok(await mcp.call('cancel_job', { job_id: started.id }));
@@ -103,7 +104,7 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
   });
 
   it('model_unavailable names the model, the host and what is served now', async () => {
-    const result = await mcp.call('run_agent', { task: 'x', model: 'glm-9' });
+    const result = await mcp.call('run_agent', { wait_s: 0, task: 'x', model: 'glm-9' });
     expect(toolError(result)).toMatchObject({ code: 'model_unavailable', requested: 'glm-9' });
     expect(JSON.stringify(result.content)).toContain('glm-9 is not running anywhere. Ask the user to start it.');
     expect(JSON.stringify(result.content)).toContain('gpu → unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL');
@@ -126,9 +127,47 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
   });
 
   it('list_jobs shows every job of this server', async () => {
-    const listed = ok(await mcp.call('list_jobs', {}));
+    const listed = ok(await mcp.call('jobs', {}));
     const jobs = listed.jobs as Array<{ status: string }>;
     expect(jobs.length).toBe(readdirSync(join(dirs.state, 'jobs')).length);
     expect(jobs.map((j) => j.status)).toContain('cancelled');
+  });
+});
+
+describe('a client whose tool calls time out after 60 s', { timeout: 400_000 }, () => {
+  let dirs: E2EDirs;
+  let sim: Simulator;
+  let mcp: Connected;
+
+  beforeAll(async () => {
+    dirs = makeDirs();
+    sim = await startSimulator({ flavor: 'llama.cpp' });
+    // The sandbox needs bubblewrap, which not every test machine has; this test is about waiting.
+    writeConfig(dirs, `defaults:\n  sandbox:\n    enabled: false\nendpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
+    mcp = await connect(dirs);
+  }, 60_000);
+  afterAll(async () => {
+    await mcp?.close();
+    await sim?.close();
+  });
+
+  it('completes a 150-s job through the prompt-answer path: run_agent(wait_s) then wait_job(timeout_s)', async () => {
+    // Five turns of 30 s each, paced by the simulator: about 150 s of job.
+    sim.setScript([
+      ...Array.from({ length: 5 }, (_, i) => ({ toolUse: { name: 'Bash', input: { command: `echo step ${i + 1}`, description: `Step ${i + 1}` } }, delayMs: 30_000 })),
+      { text: 'All five steps ran.' },
+    ]);
+    // The official Client with a 60-s request limit: every call must answer before it.
+    const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> =>
+      ok((await mcp.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult);
+    let record = await call('run_agent', { task: 'Run echo step 1 to 5, one per turn.', wait_s: 50 });
+    expect(record.status).toBe('running');
+    let calls = 1;
+    while (record.status === 'running' || record.status === 'queued') {
+      record = await call('wait_job', { job_id: record.id, timeout_s: 50 });
+      calls += 1;
+    }
+    expect(record).toMatchObject({ status: 'succeeded', result: 'All five steps ran.', tool_calls: 5 });
+    expect(calls).toBeGreaterThanOrEqual(3);
   });
 });

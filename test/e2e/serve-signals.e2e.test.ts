@@ -25,7 +25,7 @@ describe('localagents MCP server process', () => {
 
   it('on SIGTERM records running jobs as interrupted and stops their Claude Code processes', async () => {
     const mcp = await connect(dirs);
-    const started = ok(await mcp.call('run_agent', { task: 'Wait forever.' }));
+    const started = ok(await mcp.call('run_agent', { wait_s: 0, task: 'Wait forever.' }));
     const recordPath = join(dirs.state, 'jobs', String(started.id), 'job.json');
     const record = (): { status: string; claude_pid?: number; error?: string } => JSON.parse(readFileSync(recordPath, 'utf8')) as { status: string; claude_pid?: number };
     // A cold Claude Code start on a loaded 2-core CI machine has taken over 15 s; say what was seen when it times out.

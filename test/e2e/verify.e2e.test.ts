@@ -79,7 +79,7 @@ describe('verify: the job ends only when its check passes', { timeout: 180_000 }
     expect(bodies().some((b) => b.includes('expected 5, got -1'))).toBe(true);
     expect(v?.spent_after_failures?.turns).toBeGreaterThanOrEqual(1);
     expect(v?.attempts[0]?.spent_after?.output_tokens).toBeGreaterThan(0);
-    const status = await mcp.call('job_status', { job_id: job.id });
+    const status = await mcp.call('jobs', { job_id: job.id });
     const text = (status.content as Array<{ text: string }>)[0]?.text ?? '';
     expect(text.split('\n')[1]).toMatch(/^verify `node check\.js`: passed on attempt 2 of 3/);
     expect(readFileSync(calc, 'utf8')).toContain('a + b');
@@ -145,7 +145,7 @@ describe('verify: the job ends only when its check passes', { timeout: 180_000 }
   });
 
   it('a tool call cannot ask for more attempts than models.yaml allows', async () => {
-    const err = toolError(await mcp.call('run_agent', { task: 'x', verify: 'true', verify_attempts: 6 }));
+    const err = toolError(await mcp.call('run_agent', { wait_s: 0, task: 'x', verify: 'true', verify_attempts: 6 }));
     expect(err.message).toMatch(/verify_attempts 6 is outside 1\.\.5 \(defaults\.max_verify_attempts/);
   });
 });

@@ -36,7 +36,7 @@ describe('live progress and backend errors of a running job', () => {
     const counts: number[] = [];
     let text = '';
     await until(async () => {
-      const result = await h!.call('job_status', { job_id: id });
+      const result = await h!.call('jobs', { job_id: id });
       const record = ok(result) as unknown as JobRecord;
       const open = record.in_flight?.[0];
       if (open?.phase === 'generating') {
@@ -59,10 +59,10 @@ describe('live progress and backend errors of a running job', () => {
     expect(streamed).toMatchObject({ status: 200, explanation: { kind: 'output_parser' } });
     expect(streamed?.message).toContain(PEG);
     expect(streamed?.request).toBe(1);
-    const log = textOf(await h.call('job_log', { job_id: id }));
+    const log = textOf(await h.call('jobs', { job_id: id, tail_lines: 60 }));
     expect(log).toContain('backend error on request 1: the server sent an error inside its HTTP 200 stream');
     expect(log).toContain("The model's output did not follow its chat template's tool-call format");
-    const status = textOf(await h.call('job_status', { job_id: id }));
+    const status = textOf(await h.call('jobs', { job_id: id }));
     expect(status).toContain('last backend error');
   }, 150_000);
 
@@ -73,7 +73,7 @@ describe('live progress and backend errors of a running job', () => {
     const reads: number[] = [];
     let text = '';
     await until(async () => {
-      const result = await h!.call('job_status', { job_id: id });
+      const result = await h!.call('jobs', { job_id: id });
       const record = ok(result) as unknown as JobRecord;
       const reading = record.in_flight?.find((r) => r.phase === 'reading the prompt' && r.prompt_read_tokens !== undefined);
       if (reading?.prompt_read_tokens !== undefined && reads.at(-1) !== reading.prompt_read_tokens) {
@@ -131,7 +131,7 @@ describe('live progress and backend errors of a running job', () => {
     const id = String(ok(await h.call('run_agent', { task: 'Run a no-op, then explain.', wait_s: 0 })).id);
     const flags = new Map<string, string>();
     await until(async () => {
-      const record = ok(await h!.call('job_status', { job_id: id })) as unknown as JobRecord;
+      const record = ok(await h!.call('jobs', { job_id: id })) as unknown as JobRecord;
       for (const r of record.in_flight ?? []) for (const f of r.flags) flags.set(f.kind, f.message);
       return flags.has('runaway') || record.status !== 'running';
     }, 60_000, 100);

@@ -49,12 +49,11 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
 const text = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
 describe('MCP server', () => {
-  it('lists the eleven tools, each with an output schema and read-only/destructive annotations, and explains the workflow', async () => {
+  it('lists the eight tools, each with an output schema and read-only/destructive annotations, and explains the workflow', async () => {
     const client = await connected(makeApp().app);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
-      'list_models', 'request_model', 'run_agent', 'wait_job', 'job_status', 'job_log', 'list_jobs', 'cancel_job', 'register_endpoint', 'register_model',
-      'local_complete',
+      'list_models', 'run_agent', 'wait_job', 'jobs', 'cancel_job', 'register_endpoint', 'register_model', 'local_complete',
     ]);
     for (const tool of tools) {
       expect(tool.outputSchema, tool.name).toBeDefined();
@@ -64,12 +63,12 @@ describe('MCP server', () => {
     }
     expect(tools.find((t) => t.name === 'run_agent')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     expect(tools.find((t) => t.name === 'list_models')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-    expect(client.getInstructions()).toContain('list_models → say which served model you will use → run_agent → wait_job / job_status / job_log → review');
+    expect(client.getInstructions()).toContain('list_models → say which served model you will use → run_agent (returns when the job has finished) → review');
   });
 
   it('names the argument and the allowed values when an argument is out of range', async () => {
     const client = await connected(makeApp().app);
-    const bad = await call(client, 'run_agent', { task: 'x', isolation: 'container' });
+    const bad = await call(client, 'run_agent', { wait_s: 0, task: 'x', isolation: 'container' });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain('isolation');
     expect(text(bad)).toContain('"none"|"worktree"');
@@ -81,12 +80,12 @@ describe('MCP server', () => {
   it('refuses job ids that are paths, with a structured bad_argument', async () => {
     const client = await connected(makeApp().app);
     for (const id of ['../../etc', 'a/b', '..']) {
-      const r = await call(client, 'job_status', { job_id: id });
+      const r = await call(client, 'jobs', { job_id: id });
       expect(r.isError).toBe(true);
       expect(toolError(r)).toMatchObject({ code: 'bad_argument', argument: 'job_id' });
       expect(text(r)).toContain(`job_id "${id}" is not a job id`);
     }
-    const unknown = await call(client, 'job_status', { job_id: '20261129-111500-abcdefghjkmn' });
+    const unknown = await call(client, 'jobs', { job_id: '20261129-111500-abcdefghjkmn' });
     expect(toolError(unknown)).toMatchObject({ code: 'unknown_job', job_id: '20261129-111500-abcdefghjkmn' });
   });
 
@@ -101,21 +100,21 @@ describe('MCP server', () => {
       return structured?.id ?? structured?.job_id;
     };
 
-    expect(jobOf(await call(client, 'job_status', { job_id: 'last' }))).toBe(ids[2]);
-    expect(jobOf(await call(client, 'job_status', { job_id: '7gk2' }))).toBe(ids[0]);
+    expect(jobOf(await call(client, 'jobs', { job_id: 'last' }))).toBe(ids[2]);
+    expect(jobOf(await call(client, 'jobs', { job_id: '7gk2' }))).toBe(ids[0]);
     expect(jobOf(await call(client, 'wait_job', { job_id: 'abc', timeout_s: 0 }))).toBe(ids[2]);
-    expect(jobOf(await call(client, 'job_log', { job_id: '20261129-111501' }))).toBe(ids[1]);
+    expect(jobOf(await call(client, 'jobs', { job_id: '20261129-111501', tail_lines: 60 }))).toBe(ids[1]);
     expect(jobOf(await call(client, 'cancel_job', { job_id: '7gz' }))).toBe(ids[1]);
 
     for (const [tool, args, argument] of [
-      ['job_status', { job_id: '7g' }, 'job_id'],
-      ['job_log', { job_id: '20261129' }, 'job_id'],
-      ['run_agent', { task: 'go on', resume_job: '7g' }, 'resume_job'],
+      ['jobs', { job_id: '7g' }, 'job_id'],
+      ['jobs', { job_id: '20261129', tail_lines: 60 }, 'job_id'],
+      ['run_agent', { wait_s: 0, task: 'go on', resume_job: '7g' }, 'resume_job'],
     ] as const) {
       const r = await call(client, tool, args);
       expect(toolError(r), tool).toMatchObject({ code: 'bad_argument', argument });
       expect(text(r), tool).toContain(`matches 2 jobs (${ids[0]}, ${ids[1]}); type more of the id`);
-      expect(text(r), tool).toContain('list_jobs lists the jobs on record');
+      expect(text(r), tool).toContain('jobs() lists the jobs on record');
     }
     const typo = await call(client, 'wait_job', { job_id: '7gk3', timeout_s: 0 });
     expect(toolError(typo)).toMatchObject({ code: 'unknown_job', job_id: '7gk3' });
@@ -128,13 +127,13 @@ describe('MCP server', () => {
   it('rejects a cwd that does not exist, bypassPermissions, and an unknown endpoint, before any job exists', async () => {
     const { app, root } = makeApp();
     const client = await connected(app);
-    const cwd = await call(client, 'run_agent', { task: 'x', cwd: join(root, 'nope') });
+    const cwd = await call(client, 'run_agent', { wait_s: 0, task: 'x', cwd: join(root, 'nope') });
     expect(toolError(cwd)).toMatchObject({ code: 'bad_argument', argument: 'cwd' });
     expect(text(cwd)).toBe(`bad_argument: cwd "${join(root, 'nope')}" does not exist\nhint: Pass an existing directory (an absolute path).\ndetails: {"argument":"cwd"}`);
-    const bypass = await call(client, 'run_agent', { task: 'x', permission_mode: 'bypassPermissions' });
+    const bypass = await call(client, 'run_agent', { wait_s: 0, task: 'x', permission_mode: 'bypassPermissions' });
     expect(toolError(bypass)).toMatchObject({ code: 'bad_argument', argument: 'permission_mode', allowed: ['default', 'acceptEdits', 'plan', 'dontAsk'] });
     expect(text(bypass)).toContain('defaults.allow_bypass_permissions');
-    const endpoint = await call(client, 'run_agent', { task: 'x', endpoint: 'gpu9' });
+    const endpoint = await call(client, 'run_agent', { wait_s: 0, task: 'x', endpoint: 'gpu9' });
     expect(toolError(endpoint)).toMatchObject({ code: 'bad_argument', argument: 'endpoint' });
     expect((await app.jobs.list(true)).records.length).toBe(0);
   });
@@ -149,7 +148,7 @@ describe('MCP server', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(handle.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     cleanups.push(() => client.close());
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(11);
+    expect(tools).toHaveLength(8);
     const listed = await call(client, 'list_models', {});
     expect(listed.isError).toBeFalsy();
   });

@@ -94,7 +94,7 @@ describe('MCP tasks over stdio (2026-07-28)', () => {
   it('gives a plain result to a request that does not declare the extension, refuses tasks/get from it, and makes wait_job a task', async () => {
     holdJobs('Plain.');
     const c = client();
-    const started = await c.request('tools/call', { name: 'run_agent', arguments: { task: 'Say plain.' } }, { tasks: false });
+    const started = await c.request('tools/call', { name: 'run_agent', arguments: { task: 'Say plain.', wait_s: 0 } }, { tasks: false });
     expect(started.result).toMatchObject({ resultType: 'complete' });
     expect(started.result).not.toHaveProperty('taskId');
     const refused = await c.request('tasks/get', { taskId: 'x' }, { tasks: false });

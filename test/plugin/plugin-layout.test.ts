@@ -61,7 +61,7 @@ describe('Claude Code plugin', () => {
     mkdirSync(join(checkout, 'plugin'));
     for (const file of ['plugin/start-mcp.mjs', 'plugin/localagents.mjs', 'package.json']) copyFileSync(join(REPO_ROOT, file), join(checkout, file));
     const tools = await toolsFromLauncher(join(checkout, 'plugin', 'start-mcp.mjs'));
-    expect(tools).toEqual(expect.arrayContaining(['list_models', 'run_agent', 'wait_job', 'job_log']));
+    expect(tools).toEqual(expect.arrayContaining(['list_models', 'run_agent', 'wait_job', 'jobs']));
   }, 60_000);
 
   it('says why it cannot start on the first stderr line (what /mcp shows)', () => {

@@ -68,7 +68,7 @@ describe('a real llama-server at its limits', () => {
     const started = await la.start({ task: 'Write a long story.' });
     type InFlight = { request: number; phase: string; output_tokens: number };
     const openRequest = async (): Promise<InFlight | undefined> => {
-      const status = ok(await la.mcp.call('job_status', { job_id: started.id }));
+      const status = ok(await la.mcp.call('jobs', { job_id: started.id }));
       return (status.in_flight as InFlight[] | undefined)?.[0];
     };
     let first: InFlight | undefined;
@@ -93,7 +93,7 @@ describe('a real llama-server at its limits', () => {
     type Explained = { status: number; source?: string; message: string; explanation: { kind: string; what: string; try: string[] } };
     let status: Record<string, unknown> = {};
     const parserError = async (): Promise<Explained | undefined> => {
-      status = ok(await la.mcp.call('job_status', { job_id: started.id }));
+      status = ok(await la.mcp.call('jobs', { job_id: started.id }));
       return (status.backend_errors as Explained[] | undefined)?.find((e) => e.explanation.kind === 'output_parser');
     };
     expect(await until(async () => (await parserError()) !== undefined, 120_000, 500), JSON.stringify(status)).toBe(true);
@@ -103,7 +103,7 @@ describe('a real llama-server at its limits', () => {
     expect(error?.explanation.what).toBe("The model's output did not follow its chat template's tool-call format, so the server's output parser gave up on the answer.");
     expect(error?.explanation.try.join(' ')).toContain('--chat-template');
 
-    const log = ok(await la.mcp.call('job_log', { job_id: started.id })).transcript as string;
+    const log = ok(await la.mcp.call('jobs', { job_id: started.id, tail_lines: 60 })).transcript as string;
     expect(log).toMatch(/backend error on request \d+: .*does not match the expected peg-native format/);
     expect(log).toContain("The model's output did not follow its chat template's tool-call format");
 

@@ -78,7 +78,7 @@ describe('backend faults during a job', () => {
   it('backend killed and restarted on the same port mid-job (outage_wait_s: 0): the job completes', async () => {
     const { sim, h } = await setup(6, { noOutageWait: true });
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'Done after the restart.', delayMs: 500 }));
-    const started = ok(await h.call('run_agent', { task: 'Run true, then say done.' }));
+    const started = ok(await h.call('run_agent', { wait_s: 0, task: 'Run true, then say done.' }));
     const id = String(started.id);
     // Kill the server while it works on the second turn; bring it back once a request of the job has met it dead.
     expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
@@ -93,7 +93,7 @@ describe('backend faults during a job', () => {
   it('backend killed and never restarted (outage_wait_s: 0): the job fails with a message naming the endpoint, within its retries', async () => {
     const { sim, h } = await setup(2, { noOutageWait: true });
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'never', delayMs: 60_000 }));
-    const started = ok(await h.call('run_agent', { task: 'Run true, then say done.', timeout_s: 120 }));
+    const started = ok(await h.call('run_agent', { wait_s: 0, task: 'Run true, then say done.', timeout_s: 120 }));
     expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
     await sim.setDown(true);
     const record = ok(await h.call('wait_job', { job_id: String(started.id), timeout_s: 60 }));

@@ -41,7 +41,7 @@ describe('cancel_job during a tool call', () => {
   it('ends the job as cancelled; Claude Code, its shell and the minute-long sleep are gone on the cancel', async () => {
     // Claude Code refuses a command that starts with sleep ("Blocked: standalone sleep"), so it comes second.
     sim.setScript([{ toolUse: { name: 'Bash', input: { command: `echo waiting && ${SLEEP}`, description: 'Wait a minute', timeout: 120_000 } } }, { text: 'Slept.' }]);
-    const started = ok(await h.call('run_agent', { task: 'Sleep for a minute.' }));
+    const started = ok(await h.call('run_agent', { wait_s: 0, task: 'Sleep for a minute.' }));
     const id = String(started.id);
     expect(await until(() => sleepers().length > 0, 30_000)).toBe(true);
     const claudePid = readRecord(h.dirs, id).claude_pid;

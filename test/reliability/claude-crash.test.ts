@@ -33,6 +33,6 @@ describe('Claude Code exits with an error before its first request', () => {
       error: 'Claude Code ended with an error: Claude Code process exited with code 3 (last stderr line: fatal: cannot write the config directory)',
     });
     expect(sim.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0);
-    expect(ok(await h.call('job_status', { job_id: String(record.id) })).status).toBe('failed');
+    expect(ok(await h.call('jobs', { job_id: String(record.id) })).status).toBe('failed');
   });
 });

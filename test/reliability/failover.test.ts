@@ -58,7 +58,7 @@ async function onGpuA(jobs: number, opts: { slotsA: number; slotsB: number; cont
   let arrivals = 0;
   b.setScript(() => ({ text: 'Done on gpu-b.', ...(arrivals++ === 0 ? { delayMs: 5000 } : {}) }));
   for (let i = 0; i < jobs; i++) {
-    const started = ok(await h.call('run_agent', { task: `Run true, then say done (${i}).`, timeout_s: 600 }));
+    const started = ok(await h.call('run_agent', { wait_s: 0, task: `Run true, then say done (${i}).`, timeout_s: 600 }));
     expect(started).toMatchObject({ status: 'running' });
     pair.ids.push(String(started.id));
   }
@@ -112,7 +112,7 @@ describe.concurrent('a second endpoint serving the same model, the first killed 
         expect(moved.length).toBeGreaterThanOrEqual(1);
         expect(moved.some((l) => l.status === 200)).toBe(true);
         expect(transcriptOf(p.h, id)).toMatch(/moved from gpu-a to gpu-b after gpu-a had not served the job's model for \d+(\.\d)? s/);
-        expect(textOf(await p.h.call('job_status', { job_id: id }))).toMatch(/moved from gpu-a to gpu-b at \d\d:\d\d:\d\d after gpu-a had not served the job's model for \d+(\.\d)? s .*; gpu-b serves unsloth\/Qwen3\.8-27B-GGUF:UD-Q4_K_XL \(131072-token window\)/);
+        expect(textOf(await p.h.call('jobs', { job_id: id }))).toMatch(/moved from gpu-a to gpu-b at \d\d:\d\d:\d\d after gpu-a had not served the job's model for \d+(\.\d)? s .*; gpu-b serves unsloth\/Qwen3\.8-27B-GGUF:UD-Q4_K_XL \(131072-token window\)/);
       }
       // The later of the two waited for gpu-b's one slot, and its transcript says so.
       const later = p.ids[movedAt[0]! > movedAt[1]! ? 0 : 1]!;
@@ -147,7 +147,7 @@ describe.concurrent('a second endpoint serving the same model, the first killed 
       await killA(p, 1);
       const why = `gpu-b serves ${MODEL} with a 32768-token window, smaller than the 131072 tokens the session was told`;
       expect(await until(() => readRecord(p.h.dirs, p.ids[0]!).failover_blocked !== undefined, 30_000, 200)).toBe(true);
-      expect(textOf(await p.h.call('job_status', { job_id: p.ids[0]! }))).toContain(`not moved to another endpoint: ${why}`);
+      expect(textOf(await p.h.call('jobs', { job_id: p.ids[0]! }))).toContain(`not moved to another endpoint: ${why}`);
       const [record] = await waitAll(p);
       expect(record!.status).toBe('failed');
       expect(String(record!.error)).toContain(`did not serve the job's model again within defaults.outage_wait_s=10 s`);

@@ -47,7 +47,7 @@ export async function jobsMidWay(jobs: number, opts: { slots?: number; outageWai
     bench.secondTurns++;
     return { text: 'never sent', delayMs: 600_000 };
   });
-  for (let i = 0; i < jobs + (opts.queued ?? 0); i++) bench.ids.push(String(ok(await h.call('run_agent', { task: `Run true, then say done (${i}).`, timeout_s: opts.timeoutS ?? 600 })).id));
+  for (let i = 0; i < jobs + (opts.queued ?? 0); i++) bench.ids.push(String(ok(await h.call('run_agent', { wait_s: 0, task: `Run true, then say done (${i}).`, timeout_s: opts.timeoutS ?? 600 })).id));
   return bench;
 }
 

@@ -70,9 +70,9 @@ describe('a server outage across localagents processes sharing one state directo
     const [a, b] = await Promise.all([connect(dirs), connect(dirs)]);
     cleanups.push(() => a.close(), () => b.close());
 
-    const first = String(ok(await a.call('run_agent', { task: 'Run true, then say done (A).', timeout_s: 600 })).id);
+    const first = String(ok(await a.call('run_agent', { wait_s: 0, task: 'Run true, then say done (A).', timeout_s: 600 })).id);
     expect(await until(() => state.secondTurns >= 1, 90_000)).toBe(true);
-    const second = ok(await b.call('run_agent', { task: 'Run true, then say done (B).', timeout_s: 600 }));
+    const second = ok(await b.call('run_agent', { wait_s: 0, task: 'Run true, then say done (B).', timeout_s: 600 }));
     expect(second).toMatchObject({ status: 'queued' });
     const secondId = String(second.id);
 
@@ -84,8 +84,8 @@ describe('a server outage across localagents processes sharing one state directo
       return since !== undefined && Date.now() - Date.parse(since) >= 5000;
     };
     expect(await until(readable(lasted), 60_000)).toBe(true);
-    expect(ok(await b.call('job_status', { job_id: secondId }))).toMatchObject({ status: 'queued', queue: { position: 1 } });
-    const waiting = await a.call('job_status', { job_id: first });
+    expect(ok(await b.call('jobs', { job_id: secondId }))).toMatchObject({ status: 'queued', queue: { position: 1 } });
+    const waiting = await a.call('jobs', { job_id: first });
     expect(ok(waiting)).toMatchObject({ status: 'running' });
     expect(textOf(waiting)).toMatch(/waiting for the model server: gpu is down/);
     expect(sim.requests.filter((r) => r.path === '/v1/messages').length).toBeGreaterThan(0);
@@ -104,7 +104,7 @@ describe('a server outage across localagents processes sharing one state directo
     cleanups.push(() => sim.close());
     const a = await connect(dirs);
     cleanups.push(() => a.close());
-    const id = String(ok(await a.call('run_agent', { task: 'Run true, then say done.', timeout_s: 600 })).id);
+    const id = String(ok(await a.call('run_agent', { wait_s: 0, task: 'Run true, then say done.', timeout_s: 600 })).id);
     expect(await until(() => state.secondTurns >= 1, 90_000)).toBe(true);
     state.released = true;
     await sim.setDown(true);
@@ -119,7 +119,7 @@ describe('a server outage across localagents processes sharing one state directo
     const again = await connect(dirs);
     cleanups.push(() => again.close());
 
-    const seen = await again.call('job_status', { job_id: id });
+    const seen = await again.call('jobs', { job_id: id });
     expect(ok(seen)).toMatchObject({ status: 'interrupted' });
     expect(textOf(seen)).not.toMatch(/waiting for the model server/);
     expect(textOf(seen)).toMatch(/resume_job/);
@@ -127,7 +127,7 @@ describe('a server outage across localagents processes sharing one state directo
     expect(recordOf(dirs, id).outages?.at(-1)).toMatchObject({ outcome: 'job ended', saw: [expect.stringMatching(/^is down/) as string] });
 
     await sim.setDown(false);
-    const resumed = String(ok(await again.call('run_agent', { task: 'Go on.', resume_job: id, timeout_s: 600 })).id);
+    const resumed = String(ok(await again.call('run_agent', { wait_s: 0, task: 'Go on.', resume_job: id, timeout_s: 600 })).id);
     expect(await waitDone(again, resumed)).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });
   }, 240_000);
 });

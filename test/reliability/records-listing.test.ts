@@ -83,7 +83,7 @@ describe('2,008 records, two of them damaged, listed under a 256 file-descriptor
     await client.connect(transport);
     try {
       await client.listTools();
-      const result = (await client.callTool({ name: 'list_jobs', arguments: { limit: 10_000 } })) as CallToolResult;
+      const result = (await client.callTool({ name: 'jobs', arguments: { limit: 10_000 } })) as CallToolResult;
       const listing = ok(result) as { jobs: Array<{ id: string }>; damaged: Array<{ id: string; file: string; problem: string }> };
       expect(listing.jobs.map((j) => j.id)).toEqual(ids);
       expect(listing.damaged.map((d) => d.id)).toEqual([truncated, badStatus]);
@@ -118,10 +118,10 @@ describe('a clock set back a day while a job runs', () => {
       const started = ok(await h.call('run_agent', { task: 'Take your time.', wait_s: 0 }));
       expect(String(started.id) < older[0]!).toBe(true);
       expect(await until(() => sim.requests.some((r) => r.path === '/v1/messages'), 60_000)).toBe(true);
-      const listed = ok(await h.call('list_jobs', {})).jobs as Array<{ id: string; status: string }>;
+      const listed = ok(await h.call('jobs', {})).jobs as Array<{ id: string; status: string }>;
       expect(listed.find((j) => j.id === started.id)).toMatchObject({ status: 'running' });
       expect(listed.filter((j) => j.status === 'succeeded').map((j) => j.id)).toEqual(older.slice(-50));
-      const running = ok(await h.call('list_jobs', { include_finished: false })).jobs as Array<{ id: string }>;
+      const running = ok(await h.call('jobs', { include_finished: false })).jobs as Array<{ id: string }>;
       expect(running.map((j) => j.id)).toEqual([started.id]);
       vi.useRealTimers();
       expect(ok(await h.call('cancel_job', { job_id: started.id })).status).toBe('cancelled');

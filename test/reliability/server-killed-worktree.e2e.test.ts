@@ -36,7 +36,7 @@ describe('server killed mid-job, isolation worktree', () => {
       return resumePrompt ? { toolUse: { name: 'Write', input: { file_path: 'part2.txt', content: 'two\n' } } } : { text: 'Resumed and finished.' };
     });
     const first = await connect(dirs);
-    const started = ok(await first.call('run_agent', { task: 'Write part1.txt, then wait.', isolation: 'worktree' }));
+    const started = ok(await first.call('run_agent', { wait_s: 0, task: 'Write part1.txt, then wait.', isolation: 'worktree' }));
     const jobId = String(started.id);
     const recordPath = join(dirs.state, 'jobs', jobId, 'job.json');
     const read = (): { tool_calls: number; session_id?: string; work_dir?: string; claude_pid?: number } => JSON.parse(readFileSync(recordPath, 'utf8')) as never;
@@ -52,7 +52,7 @@ describe('server killed mid-job, isolation worktree', () => {
 
     const second = await connect(dirs);
     try {
-      const status = ok(await second.call('job_status', { job_id: jobId }));
+      const status = ok(await second.call('jobs', { job_id: jobId }));
       expect(status).toMatchObject({ status: 'interrupted', work_dir: workDir });
       // The record says where the work is and how to review it, though the job never finished.
       expect(status.worktree).toMatchObject({ path: workDir, branch: `local-agent/${jobId}`, kept: true });

@@ -18,9 +18,9 @@ describe.concurrent('the model server changes under running jobs', () => {
       await downUnderRequests(b, 4);
       const downAt = Date.now();
       await outageLasted(b, b.ids[0]!, 1500); // past queue_grace_s
-      const queued = ok(await b.h.call('job_status', { job_id: b.ids[4]! }));
+      const queued = ok(await b.h.call('jobs', { job_id: b.ids[4]! }));
       expect(queued).toMatchObject({ status: 'queued', queue: { position: 1 } });
-      const running = ok(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const running = ok(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(String((running.outage_wait as { saw?: string } | undefined)?.saw)).toMatch(/^is down \(host is up, nothing listens on 127\.0\.0\.1:\d+/);
       await outageLasted(b, b.ids[0]!, 5000);
       const upAt = Date.now();
@@ -82,7 +82,7 @@ describe.concurrent('the model server changes under running jobs', () => {
       b.sim.setLoading(15_000);
       await b.sim.setDown(false);
       expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait?.saw === 'is loading its model', 30_000, 200)).toBe(true);
-      const text = textOf(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+(\.[0-9])? s so far; waiting up to 10 min/);
       const [record] = await waitAll(b, b.ids);
       expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });

@@ -32,15 +32,15 @@ describe('two servers sharing one state directory and config', () => {
   it('jobs from both land in separate records; each server reports the other\'s running job as running, not interrupted', async () => {
     sim.setScript((req) => ({ text: `answer to ${/Job from window (\w+)\./.exec(req.lastUserText)?.[1] ?? '?'}`, delayMs: 1500 }));
     const started = await Promise.all([
-      a.call('run_agent', { task: 'Job from window A1.' }),
-      b.call('run_agent', { task: 'Job from window B1.' }),
-      a.call('run_agent', { task: 'Job from window A2.' }),
-      b.call('run_agent', { task: 'Job from window B2.' }),
+      a.call('run_agent', { wait_s: 0, task: 'Job from window A1.' }),
+      b.call('run_agent', { wait_s: 0, task: 'Job from window B1.' }),
+      a.call('run_agent', { wait_s: 0, task: 'Job from window A2.' }),
+      b.call('run_agent', { wait_s: 0, task: 'Job from window B2.' }),
     ]);
     const ids = started.map((r) => String(ok(r).id));
     expect(new Set(ids).size).toBe(4);
     // B asked about A's job while it runs: the owner is alive, so it is not mistaken for an orphan.
-    const seenByB = ok(await b.call('job_status', { job_id: ids[0] }));
+    const seenByB = ok(await b.call('jobs', { job_id: ids[0] }));
     expect(['queued', 'running']).toContain(seenByB.status);
 
     const finished = await Promise.all(ids.map((id, i) => (i % 2 === 0 ? a : b).call('wait_job', { job_id: id, timeout_s: 60 })));
@@ -51,7 +51,7 @@ describe('two servers sharing one state directory and config', () => {
       expect(onDisk).toMatchObject({ status: 'succeeded', task_preview: `Job from window ${windows[i]}.` });
     }
     for (const server of [a, b]) {
-      const listed = ok(await server.call('list_jobs', {})).jobs as Array<{ id: string; status: string }>;
+      const listed = ok(await server.call('jobs', {})).jobs as Array<{ id: string; status: string }>;
       expect(listed.filter((j) => ids.includes(j.id)).map((j) => j.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
     }
     // No temp files left behind by the atomic writes.

@@ -29,7 +29,7 @@ describe(`${JOBS} jobs at once, one crashing`, () => {
       const n = number(req.lastUserText);
       return n === CRASHING ? { text: 'never sent', delayMs: 60_000 } : { text: `finished job number ${n}`, delayMs: 1000 };
     });
-    const started = await Promise.all(Array.from({ length: JOBS }, (_, n) => h.call('run_agent', { task: `This is job number ${n}. Say finished.` })));
+    const started = await Promise.all(Array.from({ length: JOBS }, (_, n) => h.call('run_agent', { wait_s: 0, task: `This is job number ${n}. Say finished.` })));
     const ids = started.map((r) => String(ok(r).id));
     expect(started.map((r) => ok(r).status)).toEqual(Array(JOBS).fill('running'));
 

@@ -40,8 +40,8 @@ describe('state directory that cannot be written', () => {
   it('the server keeps serving: another job runs, and finished jobs are still reported from memory', async () => {
     const again = ok(await h.call('run_agent', { task: 'Say done again.', wait_s: 60 }));
     expect(again.status).toBe('succeeded');
-    expect(ok(await h.call('job_status', { job_id: again.id }))).toMatchObject({ status: 'succeeded', result: 'Done without a record.' });
-    const listed = ok(await h.call('list_jobs', {})).jobs as Array<{ id: string; status: string }>;
+    expect(ok(await h.call('jobs', { job_id: again.id }))).toMatchObject({ status: 'succeeded', result: 'Done without a record.' });
+    const listed = ok(await h.call('jobs', {})).jobs as Array<{ id: string; status: string }>;
     expect(listed.map((j) => j.status)).toEqual(['succeeded', 'succeeded']);
     expect(listed.map((j) => j.id)).toContain(again.id);
   });

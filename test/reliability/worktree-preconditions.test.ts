@@ -174,6 +174,6 @@ describe('isolation "worktree" preconditions', () => {
     expect(record.status).toBe('succeeded');
     expect(record.warnings).toContain(`the caller's HEAD is detached; the worktree starts from ${head.slice(0, 12)}`);
     expect((record.worktree as { base_commit: string }).base_commit).toBe(head);
-    expect(textOf(await h.call('job_status', { job_id: String(record.id) }))).toContain(`warning: the caller's HEAD is detached`);
+    expect(textOf(await h.call('jobs', { job_id: String(record.id) }))).toContain(`warning: the caller's HEAD is detached`);
   });
 });

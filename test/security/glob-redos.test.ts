@@ -76,7 +76,7 @@ describe('a hostile glob through the built server', () => {
   });
 
   it(`run_agent(model="${EVIL}") answers model_unavailable at once, and the server keeps answering`, async () => {
-    const [run, status] = await Promise.all([quick('run_agent', { task: 'Say done.', model: EVIL }), quick('list_jobs', {})]);
+    const [run, status] = await Promise.all([quick('run_agent', { wait_s: 0, task: 'Say done.', model: EVIL }), quick('jobs', {})]);
     expect(run.isError).toBe(true);
     expect(JSON.stringify(run.content)).toContain(`${EVIL} is not running anywhere`);
     expect(status.isError).toBeFalsy();

@@ -123,10 +123,10 @@ describe('a tool call can only tighten the sandbox', { timeout: 120_000 }, () =>
     it(`sandbox=${JSON.stringify(value)} is refused in words, and no job exists`, async () => {
       const h = await startInProcess({ yaml: endpointYaml(sim.url) });
       try {
-        const error = errorOf(await h.call('run_agent', { task: 'Say hi.', sandbox: value }));
+        const error = errorOf(await h.call('run_agent', { wait_s: 0, task: 'Say hi.', sandbox: value }));
         expect(error.message).toContain('a tool call may only make the sandbox stricter');
         expect(error.message).toContain('that is defaults.sandbox in the user\'s models.yaml');
-        expect(ok(await h.call('list_jobs')).jobs).toEqual([]);
+        expect(ok(await h.call('jobs')).jobs).toEqual([]);
       } finally {
         await h.close();
       }

@@ -66,10 +66,10 @@ describe('API keys stay secret', () => {
     for (const r of toBackend) expect(r.headers.authorization).toBe(`Bearer ${KEY}`);
 
     for (const [name, args] of [
-      ['job_status', { job_id: id }],
+      ['jobs', { job_id: id }],
       ['wait_job', { job_id: id, timeout_s: 1 }],
-      ['job_log', { job_id: id, lines: 500 }],
-      ['list_jobs', {}],
+      ['jobs', { job_id: id, tail_lines: 500 }],
+      ['jobs', {}],
       ['list_models', {}],
     ] as const) {
       results.push(await h.call(name, args));

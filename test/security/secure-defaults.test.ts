@@ -37,7 +37,7 @@ describe('secure defaults', () => {
   });
 
   it('bypassPermissions is refused while models.yaml does not allow it', async () => {
-    const result = await h.call('run_agent', { task: 'Do anything.', permission_mode: 'bypassPermissions' });
+    const result = await h.call('run_agent', { wait_s: 0, task: 'Do anything.', permission_mode: 'bypassPermissions' });
     expect(errorOf(result)).toMatchObject({
       code: 'bad_argument',
       argument: 'permission_mode',
@@ -76,12 +76,12 @@ describe('secure defaults', () => {
 
   it('cwd must exist and be a directory', async () => {
     const missing = join(h.dirs.root, 'no-such-dir');
-    expect(errorOf(await h.call('run_agent', { task: 'x', cwd: missing }))).toMatchObject({ code: 'bad_argument', argument: 'cwd', message: `cwd "${missing}" does not exist` });
+    expect(errorOf(await h.call('run_agent', { wait_s: 0, task: 'x', cwd: missing }))).toMatchObject({ code: 'bad_argument', argument: 'cwd', message: `cwd "${missing}" does not exist` });
     const file = join(h.dirs.repo, 'README.md');
-    expect(errorOf(await h.call('run_agent', { task: 'x', cwd: file }))).toMatchObject({ code: 'bad_argument', argument: 'cwd', message: `cwd "${file}" is not a directory` });
+    expect(errorOf(await h.call('run_agent', { wait_s: 0, task: 'x', cwd: file }))).toMatchObject({ code: 'bad_argument', argument: 'cwd', message: `cwd "${file}" is not a directory` });
     const dangling = join(h.dirs.root, 'dangling');
     symlinkSync(join(h.dirs.root, 'gone'), dangling);
-    expect(errorOf(await h.call('run_agent', { task: 'x', cwd: dangling }))).toMatchObject({ code: 'bad_argument', message: `cwd "${dangling}" does not exist` });
+    expect(errorOf(await h.call('run_agent', { wait_s: 0, task: 'x', cwd: dangling }))).toMatchObject({ code: 'bad_argument', message: `cwd "${dangling}" does not exist` });
   });
 
   it('a symlinked cwd is resolved before use: the record and the session see the real path', async () => {

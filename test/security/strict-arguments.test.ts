@@ -17,12 +17,9 @@ const JOB_ID = '20261129-111500-7gk2mq4xrz9d';
 /** The smallest valid call of each tool; a tool missing here fails the first test, so new tools are covered. */
 const VALID_ARGS: Record<string, Record<string, unknown>> = {
   list_models: {},
-  request_model: { model: 'qwen' },
   run_agent: { task: 'Say done.' },
   wait_job: { job_id: JOB_ID },
-  job_status: { job_id: JOB_ID },
-  job_log: { job_id: JOB_ID },
-  list_jobs: {},
+  jobs: { job_id: JOB_ID },
   cancel_job: { job_id: JOB_ID },
   register_endpoint: { name: 'spare', base_url: 'http://127.0.0.1:9' },
   register_model: { name: 'spare-model' },
@@ -65,14 +62,14 @@ describe('strict tool arguments', () => {
     ['allowedTools', ['Read'], 'allowed_tools'],
     ['wait', 5, 'wait_s'],
   ])('run_agent(%s=%j) is refused with "did you mean %s", and no job starts', async (key, value, meant) => {
-    const result = await h.call('run_agent', { task: 'Write a file called pwned.txt.', [key]: value });
+    const result = await h.call('run_agent', { wait_s: 0, task: 'Write a file called pwned.txt.', [key]: value });
     expect(textOf(result)).toContain(`unknown argument "${key}" — did you mean ${meant}?`);
     expect(jobDirs()).toEqual([]);
     expect(gitOut(h.dirs.repo, 'status', '--porcelain')).toBe('');
   });
 
   it('names the closest argument of other tools too (job_log tail_line, register_endpoint api_key)', async () => {
-    expect(textOf(await h.call('job_log', { job_id: JOB_ID, tail_line: 5 }))).toContain('unknown argument "tail_line" — did you mean tail_lines?');
+    expect(textOf(await h.call('jobs', { job_id: JOB_ID, tail_line: 5 }))).toContain('unknown argument "tail_line" — did you mean tail_lines?');
     // A literal key is not something a tool call may hand us: the only key argument names a variable, under the rules of models.yaml.
     expect(textOf(await h.call('register_endpoint', { name: 'x', base_url: 'http://127.0.0.1:9', api_key: 'sk-1' }))).toContain(
       'unknown argument "api_key" — did you mean api_key_env?',
@@ -81,8 +78,8 @@ describe('strict tool arguments', () => {
   });
 
   it('refuses a whitespace-only task and a relative cwd before a job exists', async () => {
-    expect(textOf(await h.call('run_agent', { task: ' \n\t  ' }))).toMatch(/task: is only whitespace|is only whitespace; write the brief the local model should work from at task$/);
-    const relative = textOf(await h.call('run_agent', { task: 'Say done.', cwd: 'sub/dir' }));
+    expect(textOf(await h.call('run_agent', { wait_s: 0, task: ' \n\t  ' }))).toMatch(/task: is only whitespace|is only whitespace; write the brief the local model should work from at task$/);
+    const relative = textOf(await h.call('run_agent', { wait_s: 0, task: 'Say done.', cwd: 'sub/dir' }));
     expect(relative).toMatch(/must be an absolute path \(a relative one would resolve against the server's own working directory\) at cwd$/);
     expect(jobDirs()).toEqual([]);
   });
@@ -90,7 +87,7 @@ describe('strict tool arguments', () => {
   it('refuses allowed_tools that would overflow Claude Code\'s command line (E2BIG) before a job exists', async () => {
     // 200 rules of 900 bytes: 180 kB as one argument, over Linux's 128 KiB per-argument limit.
     const tools = Array.from({ length: 200 }, (_, i) => `Bash(${String(i).padStart(3, '0')}${'x'.repeat(890)})`);
-    const text = textOf(await h.call('run_agent', { task: 'Say done.', allowed_tools: tools }));
+    const text = textOf(await h.call('run_agent', { wait_s: 0, task: 'Say done.', allowed_tools: tools }));
     expect(text).toMatch(/together longer than the 32768 bytes Claude Code's command line can carry; name fewer tools or shorter rules at allowed_tools$/);
     expect(jobDirs()).toEqual([]);
   });
@@ -98,12 +95,12 @@ describe('strict tool arguments', () => {
   it('never echoes a huge argument back whole', async () => {
     const huge = 'q'.repeat(900_000);
     for (const [tool, args] of [
-      ['run_agent', { task: 'Say done.', model: huge }],
+      ['run_agent', { wait_s: 0, task: 'Say done.', model: huge }],
       ['local_complete', { prompt: 'hi', model: huge }],
-      ['request_model', { model: huge }],
-      ['run_agent', { task: 'Say done.', cwd: `/${huge}` }],
-      ['run_agent', { task: 'Say done.', [huge]: 1 }],
-      ['job_status', { job_id: huge }],
+      ['list_models', { model: huge }],
+      ['run_agent', { wait_s: 0, task: 'Say done.', cwd: `/${huge}` }],
+      ['run_agent', { wait_s: 0, task: 'Say done.', [huge]: 1 }],
+      ['jobs', { job_id: huge }],
     ] as const) {
       const result = await h.call(tool, args);
       expect(result.isError, tool).toBe(true);

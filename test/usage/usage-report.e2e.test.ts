@@ -80,7 +80,7 @@ beforeAll(async () => {
   servers = await Promise.all([connect(dirs, { TZ: 'UTC' }), connect(dirs, { TZ: 'UTC' })]);
   const [a, b] = servers as [Connected, Connected];
 
-  const started = await counted(a, 'run_agent', { task: 'WRITE a note, then say done.', endpoint: 'gpu-a' });
+  const started = await counted(a, 'run_agent', { wait_s: 0, task: 'WRITE a note, then say done.', endpoint: 'gpu-a' });
   countedJob = String(ok(started).id);
   const jobs: Array<[Connected, string]> = [];
   for (const [server, args] of [
@@ -97,8 +97,8 @@ beforeAll(async () => {
     const r = ok(await counted(a, 'wait_job', { job_id: countedJob, timeout_s: 110 }));
     if (r.status !== 'queued' && r.status !== 'running') break;
   }
-  await counted(a, 'job_status', { job_id: countedJob });
-  await counted(a, 'job_log', { job_id: countedJob });
+  await counted(a, 'jobs', { job_id: countedJob });
+  await counted(a, 'jobs', { job_id: countedJob, tail_lines: 60 });
   for (const [server, id] of jobs) await finished(server, id);
   expect((await cli).code).toBe(0);
 
@@ -291,7 +291,7 @@ describe('localagents usage over real job records', () => {
 
   it('caller.jsonl has one line per call, the size of each result the official MCP client received; no tool_use id, so the cost is unknown', async () => {
     const lines = readFileSync(join(dirs.state, 'jobs', countedJob, 'caller.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { tool: string; result_bytes: number });
-    expect(lines.map((l) => l.tool)).toEqual(['run_agent', ...receivedBytes.slice(1, -2).map(() => 'wait_job'), 'job_status', 'job_log']);
+    expect(lines.map((l) => l.tool)).toEqual(['run_agent', ...receivedBytes.slice(1, -2).map(() => 'wait_job'), 'jobs', 'jobs']);
     expect(lines.map((l) => l.result_bytes)).toEqual(receivedBytes);
     const { report } = await usage('--by', 'job');
     const row = report.rows.find((r) => r.key === countedJob)!;
@@ -305,7 +305,7 @@ describe('localagents usage over real job records', () => {
     const before = await usage('--by', 'job');
     // The other MCP server process (not the one that ran the job) is asked about it, twice.
     const other = servers[1]!;
-    for (let i = 0; i < 2; i++) await counted(other, 'job_status', { job_id: countedJob });
+    for (let i = 0; i < 2; i++) await counted(other, 'jobs', { job_id: countedJob });
     const after = await usage('--by', 'job');
     const row = after.report.rows.find((r) => r.key === countedJob)!;
     expect(readFileSync(join(dirs.state, 'jobs', countedJob, 'caller.jsonl'), 'utf8').trim().split('\n')).toHaveLength(receivedBytes.length);

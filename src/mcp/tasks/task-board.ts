@@ -86,6 +86,8 @@ export function createTaskBoard(inner: InnerServer, jobs: TaskJobs, ids: TaskIds
       if (jobId === undefined || record === undefined || FINISHED.has(record.status)) return inner.request('tools/call', params);
       return jobId;
     }
+    // Several jobs (a list of briefs or ids) are one plain call that answers when all have finished.
+    if (params.name === 'wait_job' || Array.isArray(args.task)) return inner.request('tools/call', params);
     // run_agent starts the job without waiting; the task does the waiting.
     const answer = await inner.request('tools/call', { ...params, arguments: { ...args, wait_s: 0 } });
     const id = structured(answer)?.id;

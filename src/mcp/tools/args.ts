@@ -42,9 +42,41 @@ export function toolInput<Shape extends z.ZodRawShape>(tool: string, shape: Shap
   const tolerant = Object.fromEntries(
     Object.entries(shape).map(([key, field]) => [key, field instanceof z.ZodType && field.safeParse(undefined).success ? nullAsAbsent(field) : field]),
   ) as NullTolerant<Shape>;
-  return z.strictObject(tolerant, {
+  const schema = z.strictObject(tolerant, {
     error: (issue) => (issue.code === 'unrecognized_keys' ? unknownArgumentsMessage(tool, issue.keys, known) : undefined),
   });
+  // What the caller's model reads on every request: the same arguments, without what only a misbehaving caller meets.
+  const advertised = compactSchema(z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }));
+  // A fresh copy each time: the converter writes into what it is handed.
+  schema._zod.toJSONSchema = () => structuredClone(advertised);
+  return schema;
+}
+
+/** Limits the model never needs to read (refusals name them in words when a call breaks one). */
+const UNADVERTISED = new Set(['$schema', 'maxLength', 'minLength', 'maxItems', 'minItems']);
+
+/**
+ * The advertised input schema, smaller: an optional argument's "or null" (accepted, never worth offering) and
+ * size limits are left out. The strict object still checks every call against the full schema.
+ */
+export function compactSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compactSchema);
+  if (typeof node !== 'object' || node === null) return node;
+  const record = node as Record<string, unknown>;
+  const anyOf = record['anyOf'];
+  if (Array.isArray(anyOf)) {
+    const kept = anyOf.filter((branch) => !(typeof branch === 'object' && branch !== null && (branch as Record<string, unknown>)['type'] === 'null'));
+    if (kept.length === 1 && kept.length < anyOf.length) {
+      const { anyOf: _dropped, ...rest } = record;
+      return compactSchema({ ...(kept[0] as Record<string, unknown>), ...rest });
+    }
+  }
+  const type: unknown = record['type'];
+  const nullable = Array.isArray(type) && type.length === 2 && type.includes('null');
+  const entries = Object.entries(record)
+    .filter(([key]) => !UNADVERTISED.has(key))
+    .map(([key, value]): [string, unknown] => [key, key === 'type' && nullable ? (type as unknown[]).find((t) => t !== 'null') : compactSchema(value)]);
+  return Object.fromEntries(entries);
 }
 
 /** A limit lowered for this call, reported to the caller. */
@@ -73,10 +105,12 @@ export function limitsField(applied: readonly (LimitApplied | undefined)[]): { l
   return list.length === 0 ? {} : { limits_applied: list };
 }
 
-/** Longest wait one call makes: every call stays under Claude Code's 2-minute tool limit. */
-export const MAX_WAIT_S = 110;
-export const WAIT_CAP_WHY = `one call waits at most ${MAX_WAIT_S} s, to stay under Claude Code's 2-minute tool limit (while the job runs, call wait_job again to keep waiting)`;
+/** The longest limit a wait takes: a job runs at most one day, so a longer wait waits no longer. */
+export const MAX_WAIT_S = 86_400;
+export const WAIT_CAP_WHY = 'a job runs at most one day';
 
-/** A wait in seconds: any non-negative number, lowered to MAX_WAIT_S. */
-export const waitSeconds = (what: string): z.ZodNumber =>
-  z.number().min(0).describe(`${what} Any non-negative number; one call waits at most ${MAX_WAIT_S} s (the result says when it was lowered).`);
+/** A wait limit in seconds, for clients whose tool calls time out. */
+export const waitSeconds = (what: string): z.ZodNumber => z.number().min(0).describe(what);
+
+/** A whole number of at least `min`, advertised as a plain number: `.int()` adds a 16-digit maximum to every schema the caller's model reads. */
+export const wholeNumber = (min: number): z.ZodNumber => z.number().min(min).refine(Number.isInteger, { message: 'must be a whole number' });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { App } from '../../app.js';
 import { DEFAULT_COMPLETE_MAX_TOKENS } from '../../jobs/session/local-complete.js';
 import { guarded, okResult } from '../tool-result.js';
-import { limitLines, limitsField, type LimitApplied, toolInput } from './args.js';
+import { limitLines, limitsField, type LimitApplied, toolInput, wholeNumber } from './args.js';
 import { modelName } from './run-agent.js';
 
 export function registerLocalComplete(server: McpServer, app: App): void {
@@ -12,14 +12,13 @@ export function registerLocalComplete(server: McpServer, app: App): void {
     'local_complete',
     {
       title: 'One-shot local completion',
-      description:
-        'Generate text once on a local model: summaries, drafts, classification, rewording. No tools, no files, no agent loop — use run_agent for work in the tree.',
+      description: 'Generate text once on a local model (summaries, drafts, classification): no tools, no files.',
       inputSchema: toolInput('local_complete', {
         prompt: z.string().min(1).max(2_000_000),
-        model: modelName().optional().describe('Served id, glob, fuzzy or menu name (see list_models).'),
+        model: modelName().optional(),
         endpoint: modelName().optional(),
         system: z.string().max(1_000_000).optional(),
-        max_tokens: z.number().int().min(1).optional().describe(`Default ${DEFAULT_COMPLETE_MAX_TOKENS}; never more than the model's context window.`),
+        max_tokens: wholeNumber(1).optional().describe(`Default ${DEFAULT_COMPLETE_MAX_TOKENS}.`),
         temperature: z.number().min(0).max(2).optional(),
       }),
       outputSchema: z.looseObject({ text: z.string(), stop_reason: z.string().nullable(), usage: z.looseObject({}), model: z.string(), endpoint: z.string() }),

@@ -15,20 +15,18 @@ export function registerRegisterEndpoint(server: McpServer, app: App): void {
     {
       title: 'Register an endpoint',
       description:
-        'Add or update a model server in the sidecar models.local.yaml next to models.yaml (the hand-written file is never changed), then probe it and return what it serves. ' +
-        'Use when the user tells you about a server that is not in list_models. Endpoints defined in models.yaml cannot be replaced, and api_key_env may only name a ' +
-        'variable models.yaml already sends to the same host (or one listed in defaults.allowed_key_env).',
+        'Add or update a model server in models.local.yaml (models.yaml itself is never changed), then probe it. For a server the user names that list_models lacks.',
       inputSchema: toolInput('register_endpoint', {
-        name: z.string().max(200).regex(/^[A-Za-z0-9._-]+$/).describe('Endpoint name, e.g. "gpu1".'),
-        base_url: z.string().max(2048).describe('Server root, e.g. http://gpu1:8080 (no /v1).'),
-        backend: z.enum(BACKENDS).optional().describe(`${BACKENDS.join(', ')}; default llama.cpp. Decides how the server is probed.`),
-        host: z.string().optional().describe('Machine name shown when asking the user to start something.'),
+        name: z.string().max(200).regex(/^[A-Za-z0-9._-]+$/).describe('e.g. "gpu1"'),
+        base_url: z.string().max(2048).describe('e.g. http://gpu1:8080'),
+        backend: z.enum(BACKENDS).optional(),
+        host: z.string().optional(),
         notes: z.string().optional(),
         api_key_env: z
           .string()
           .optional()
-          .describe('Name of the environment variable holding the key (never the key itself): one models.yaml already uses for this host, or listed in its defaults.allowed_key_env.'),
-        max_jobs: z.number().int().min(1).max(256).optional().describe('Concurrent jobs allowed (default: probed slots, or 4 for vLLM).'),
+          .describe('Env variable holding the key (never the key): one models.yaml sends to this host or allows.'),
+        max_jobs: z.number().int().min(1).max(256).optional(),
       }),
       outputSchema: z.looseObject({ sidecar: z.string(), entry: z.looseObject({ base_url: z.string() }), probe: z.looseObject({ state: z.string(), reason: z.string() }) }),
       // Open world: it sends requests to whatever host the call names.

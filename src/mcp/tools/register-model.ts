@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
 import { guarded, okResult } from '../tool-result.js';
-import { toolInput } from './args.js';
+import { toolInput, wholeNumber } from './args.js';
 import { modelName } from './run-agent.js';
 
 export function registerRegisterModel(server: McpServer, app: App): void {
@@ -11,18 +11,16 @@ export function registerRegisterModel(server: McpServer, app: App): void {
     'register_model',
     {
       title: 'Register a menu model',
-      description:
-        'Add or update a model menu entry (a name the user and you talk about, with notes) in models.local.yaml, then list where it is live. ' +
-        'Use to remember what the user told you about a model: where it runs, how to start it, what it is good at. Only name is required.',
+      description: 'Add or update a models.yaml menu entry in models.local.yaml: what the user told you about a model (what it is for, where and how it runs).',
       inputSchema: toolInput('register_model', {
-        name: modelName().describe('Menu name, e.g. "qwen3.8-27b"; matched fuzzily against served ids.'),
-        notes: z.string().optional().describe('What it is for and how to run it, e.g. "default mid-size coder; run with --reasoning on".'),
+        name: modelName(),
+        notes: z.string().optional(),
         host: z.string().optional(),
-        tags: z.array(z.string().max(200)).max(100).optional().describe('Free-form labels shown with the entry, e.g. ["coder", "fast"].'),
-        served_name: z.string().max(512).optional().describe('Exact served id or glob, when the menu name differs.'),
-        endpoint: z.string().max(512).optional().describe('Endpoint it runs on, when fixed.'),
-        context: z.number().int().min(1024).optional().describe('Fallback context window when the probe cannot tell.'),
-        bring_up: z.string().optional().describe('The command that starts it, shown to the user when it is not running.'),
+        tags: z.array(z.string().max(200)).max(100).optional(),
+        served_name: z.string().max(512).optional().describe('Served id or glob, if not the name.'),
+        endpoint: z.string().max(512).optional(),
+        context: wholeNumber(1024).optional(),
+        bring_up: z.string().optional().describe('Command that starts it.'),
       }),
       outputSchema: z.looseObject({ sidecar: z.string(), entry: z.looseObject({ notes: z.string() }), live_on: z.array(z.string()) }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

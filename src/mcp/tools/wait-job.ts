@@ -1,31 +1,35 @@
-/** wait_job: block until a job finishes or the timeout passes. */
+/** wait_job: wait until one job, or all of several, have finished. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../../app.js';
-import { jobSummary, jobView } from '../job-view.js';
-import { jobOutput } from '../output-schemas.js';
-import { guarded, okResult } from '../tool-result.js';
-import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
-import { limitLines, limitsField, MAX_WAIT_S, softCap, toolInput, WAIT_CAP_WHY, waitSeconds } from './args.js';
+import { jobsAnswer } from '../jobs-answer.js';
+import { waitForJobs } from '../job-wait.js';
+import { jobsOutput } from '../output-schemas.js';
+import { guarded } from '../tool-result.js';
+import { jobRefsField, resolveJobArg } from '../job-ref-arg.js';
+import { MAX_WAIT_S, softCap, toolInput, WAIT_CAP_WHY, waitSeconds } from './args.js';
+
+/** Most jobs one wait covers. */
+const MAX_WAITED = 64;
 
 export function registerWaitJob(server: McpServer, app: App): void {
   server.registerTool(
     'wait_job',
     {
-      title: 'Wait for a job',
-      description:
-        `Wait up to timeout_s (default 50; at most ${MAX_WAIT_S} per call, so every call stays under Claude Code's 2-minute tool limit) for a job to finish, ` +
-        'then return its record, finished or not (a job of another localagents process is watched through its record). Call again while status is queued or running.',
+      title: 'Wait for jobs',
+      description: 'Wait until the job, or every job of a list, has finished; returns the records. Use after run_agent(wait_s=0).',
       inputSchema: toolInput('wait_job', {
-        job_id: jobRefField('The job: the id run_agent returned.'),
-        timeout_s: waitSeconds('Seconds to wait (default 50).').optional(),
+        job_id: jobRefsField(MAX_WAITED),
+        timeout_s: waitSeconds('Only if your tool calls time out: answer after this long, finished or not.').optional(),
       }),
-      outputSchema: jobOutput,
+      outputSchema: jobsOutput,
+      // Reads only: Claude Code may run it beside other calls.
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
-    (args) => guarded(async () => {
-      const wait = softCap('timeout_s', args.timeout_s, 50, MAX_WAIT_S, WAIT_CAP_WHY);
-      const record = await app.jobs.wait(await resolveJobArg(app, args.job_id), wait.value);
-      return okResult([jobSummary(record), ...limitLines([wait.applied])].join('\n'), { ...jobView(record), ...limitsField([wait.applied]) });
+    (args, extra) => guarded(async () => {
+      const wait = args.timeout_s === undefined ? undefined : softCap('timeout_s', args.timeout_s, 0, MAX_WAIT_S, WAIT_CAP_WHY);
+      const refs = typeof args.job_id === 'string' ? [args.job_id] : args.job_id;
+      const ids = [...new Set(await Promise.all(refs.map((r) => resolveJobArg(app, r))))];
+      return jobsAnswer(await waitForJobs(app, ids, wait?.value, extra), [wait?.applied]);
     }),
   );
 }
