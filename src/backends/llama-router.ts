@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseJson } from './http-get.js';
 import { metricValue, parsePrometheus } from './prometheus.js';
 import { optional, type ProbeContext } from './probe-context.js';
-import { windowFromArgs } from './router-args.js';
+import { slotsFromArgs, windowFromArgs } from './router-args.js';
 import type { LoadMetrics, RouterModel, SlotUsage } from './types.js';
 
 export const routerStatusBody = z.looseObject({
@@ -70,7 +70,8 @@ export async function routerModelFacts(
     models.map(async (m) => {
       const fromArgs = windowFromArgs(m.status?.args ?? []);
       const failedExitCode = m.status?.failed === true ? (m.status.exit_code ?? -1) : undefined;
-      const planned: SlotUsage | undefined = fromArgs && { total: fromArgs.slots, busy: 0, free: fromArgs.slots, source: 'router arguments' };
+      const { slots } = slotsFromArgs(m.status?.args ?? []);
+      const planned: SlotUsage | undefined = m.status?.args === undefined ? undefined : { total: slots, busy: 0, free: slots, source: 'router arguments' };
       if (!isLoaded(m.status?.value)) {
         return { router: { failedExitCode, slots: planned }, context: fromArgs?.context, fromInstance: false };
       }

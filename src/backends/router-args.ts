@@ -45,14 +45,19 @@ const wholeNumber = (text: string | undefined): number | undefined => {
   return Number(text);
 };
 
+/** The slots `args` give the child, and whether they share one unified cache. */
+export function slotsFromArgs(args: readonly string[]): { slots: number; unified: boolean } {
+  const parallel = wholeNumber(lastValue(args, ['--parallel', '-np']));
+  const auto = parallel === undefined || parallel < 0;
+  const slots = auto ? AUTO_SLOTS : Math.max(1, parallel);
+  return { slots, unified: lastFlag(args, ['--kv-unified', '-kvu'], ['--no-kv-unified', '-no-kvu']) ?? auto };
+}
+
 /** The per-slot window and slot count `args` give, or undefined when the context comes from the model file (no or zero `--ctx-size`). */
 export function windowFromArgs(args: readonly string[]): ArgsWindow | undefined {
   const ctx = wholeNumber(lastValue(args, ['--ctx-size', '-c']));
   if (ctx === undefined || ctx <= 0) return undefined;
-  const parallel = wholeNumber(lastValue(args, ['--parallel', '-np']));
-  const auto = parallel === undefined || parallel < 0;
-  const slots = auto ? AUTO_SLOTS : Math.max(1, parallel);
-  const unified = lastFlag(args, ['--kv-unified', '-kvu'], ['--no-kv-unified', '-no-kvu']) ?? auto;
+  const { slots, unified } = slotsFromArgs(args);
   const total = pad256(ctx);
   return { context: unified ? total : pad256(Math.floor(total / slots)), slots };
 }
