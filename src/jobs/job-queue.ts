@@ -17,6 +17,7 @@ import type { JobRecord } from './job-record.js';
 import type { LocalJobs, QueuedJob } from './local-jobs.js';
 import { loadOf, type Observation } from './observation.js';
 import { place, routerWait, type Placement, type PlacementInput } from './placement.js';
+import { needsRouterLoad } from './router-model-load.js';
 import type { RunRequest } from './run-request.js';
 
 /** How often a non-empty queue probes again for free slots when nothing has woken it. */
@@ -154,7 +155,9 @@ export function createJobQueue(deps: QueueDeps): JobQueue {
     const resolved = await resolveQueued(seen, deps.jobs.queue(), settle);
     const queue = deps.jobs.queue();
     const { placed, positions, routerWaits } = await deps.board.change((draft) => placeQueued(draft, { seen, queue, resolved, warmEndpoint: (cwd) => warmEndpointByTree.get(cwd) }));
-    await Promise.all(placed.map(([q, placement]) => start(q, placement)));
+    // A start that waits for a router to load the model goes on by itself: the pass (and run_agent's answer) does not wait for it.
+    for (const [q, placement] of placed) if (needsRouterLoad(placement)) void start(q, placement);
+    await Promise.all(placed.filter(([, placement]) => !needsRouterLoad(placement)).map(([q, placement]) => start(q, placement)));
     // Positions across processes and what each waits for, for job_status.
     for (const q of deps.jobs.queue()) {
       const position = positions.get(q) ?? 0;

@@ -77,8 +77,26 @@ describe('a router-mode server', () => {
     expect(r2?.model.endpoint_reason).toContain(`it waited in the queue while gpu-box held 1 model at a time and qwen-small was busy with job ${first.id}`);
     // One load each, one eviction (the swap), never back and forth.
     expect(s.routerEvents.map((e) => `${e.event} ${e.model}`)).toEqual(['loading qwen-small', 'loaded qwen-small', 'evicted qwen-small', 'loading devstral', 'loaded devstral']);
-    expect([r1?.model.context, r1?.model.context_source]).toEqual([131072, "llama.cpp router's arguments for the model (--ctx-size / --parallel)"]);
+    // Each session was told the loaded model's own window, read after its load.
+    expect([r1?.model.context, r1?.model.context_source]).toEqual([131072, 'llama.cpp /props n_ctx (per slot)']);
   }, 180_000);
+
+  it('a job on an unloaded model shows the load while it runs; a damaged model ends its job failed with the router’s words', async () => {
+    const s = await sim({
+      flavor: 'llama.cpp',
+      router: { models: [{ id: 'devstral' }, { id: 'damaged', broken: true }], ctxSize: 131072, parallel: 1, loadMs: 1500 },
+      script: [{ text: 'done' }],
+    });
+    const a = app(`endpoints:\n  gpu-box:\n    base_url: ${s.url}\n`);
+    const job = await a.jobs.start({ task: 'say done', model: 'devstral' });
+    expect(await until(async () => (await a.jobs.get(job.id)).queue?.waiting_for.startsWith('loading devstral on gpu-box, ') === true, 30_000)).toBe(true);
+    expect(await a.jobs.wait(job.id, 60)).toMatchObject({ status: 'succeeded', model: { context: 131072, context_source: 'llama.cpp /props n_ctx (per slot)' } });
+    const bad = await a.jobs.start({ task: 'say done', model: 'damaged' });
+    const failed = await a.jobs.wait(bad.id, 60);
+    expect([failed.status, failed.error]).toEqual(['failed', 'the router could not load damaged: gpu-box answered HTTP 500: model name=damaged failed to load']);
+    // The session never started: the router was not sent a single message for it.
+    expect(s.requests.filter((r) => r.path === '/v1/messages' && r.bodyText.includes('"damaged"'))).toHaveLength(0);
+  }, 120_000);
 
   it('share_models: true lets the second job evict the first one’s model (the user asked for swaps)', async () => {
     const s = await sim({

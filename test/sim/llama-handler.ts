@@ -56,7 +56,7 @@ export class LlamaHandler {
       const routed = await routeToInstance(this.router, str(body['model']), ex, autoload === null || autoload === 'true' || autoload === '1', true);
       if ('status' in routed) return reply(routed);
       try {
-        if (path === '/v1/messages/count_tokens') return await handleCountTokens(routed.engine, ex, body);
+        if (path === '/v1/messages/count_tokens') return handleCountTokens(routed.engine, ex, body);
         return await handleMessages(routed.engine, ex, body, routed.model);
       } finally {
         routed.release();
