@@ -10,24 +10,25 @@ import { upsertSidecarEntry, type ModelInput } from './config/sidecar.js';
 import { checkToolEndpoint } from './config/tool-grants.js';
 import { BadArgumentError } from './errors.js';
 import type { EndpointProbe } from './backends/types.js';
-import { createJobManager, type JobManager } from './jobs/job-manager.js';
-import { appendCallerEntry, type CallerEntry } from './jobs/caller-log.js';
-import { jobDetail, type JobDetail } from './jobs/job-detail.js';
-import { diffTarget, diffText, diffToTerminal, type DiffTarget, type NoDiff } from './jobs/job-diff.js';
-import { followJob, type JobFollow } from './jobs/job-follow.js';
-import { resolveJobRef, type JobRefOptions } from './jobs/job-ref.js';
-import type { JobRecord } from './jobs/job-record.js';
-import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jobs/job-store.js';
-import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/local-complete.js';
-import { mergeJob, type MergeOutcome } from './jobs/merge-job.js';
-import { pruneJobs, type PruneAction } from './jobs/prune.js';
+import { createJobManager, type JobManager } from './jobs/queue/job-manager.js';
+import { appendCallerEntry, type CallerEntry } from './jobs/record/caller-log.js';
+import { jobDetail, type JobDetail } from './jobs/view/job-detail.js';
+import { diffTarget, diffText, diffToTerminal, type DiffTarget, type NoDiff } from './jobs/git/job-diff.js';
+import { followJob, type JobFollow } from './jobs/view/job-follow.js';
+import { resolveJobRef, type JobRefOptions } from './jobs/record/job-ref.js';
+import type { JobRecord } from './jobs/record/job-record.js';
+import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jobs/record/job-store.js';
+import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/session/local-complete.js';
+import { mergeJob, type MergeOutcome } from './jobs/git/merge-job.js';
+import { pruneJobs, type PruneAction } from './jobs/git/prune.js';
 import type { Logger } from './log.js';
 import { modelAvailability, type ModelAvailability } from './registry/availability.js';
 import { buildModelList, type ModelListing } from './registry/model-list.js';
 import { createShimServer, type ShimServer } from './shim/server.js';
 import { jobRequestSeries, type RequestSeries } from './usage/request-series.js';
 import { jobUsageJson, jobUsageSummary, type JobUsageSummary } from './usage/job-summary.js';
-import { buildUsageReport, type UsageReport, type UsageWindow } from './usage/report.js';
+import { buildUsageReport, type CallerLookup, type UsageReport, type UsageWindow } from './usage/report.js';
+import { transcriptReader } from './usage/transcripts/caller-cost.js';
 import type { Grouping } from './usage/tally.js';
 
 export interface AppOptions {
@@ -65,7 +66,8 @@ export interface App {
   /** A job's requests.jsonl as chart points, its open requests after them. */
   requestSeries(id: string): Promise<RequestSeries & { readonly context: number | null }>;
   /** A job's usage summary (tokens, GPU time, the estimate), as job_status, `show` and the job page give it. */
-  jobUsage(record: JobRecord): Promise<JobUsageSummary>;
+  /** `lookUp`: look a caller cost not yet on file up in the caller's transcript (show does; job_status only reads). */
+  jobUsage(record: JobRecord, lookUp?: boolean): Promise<JobUsageSummary>;
   /** The usage report over every job on record, grouped `by`, at the prices models.yaml sets. */
   usageReport(by: Grouping, window: UsageWindow): Promise<UsageReport>;
   /** Counts one MCP call into the job it concerns (caller.jsonl: what delegating cost the caller). */
@@ -107,7 +109,9 @@ export function createApp(options: AppOptions): App {
     return buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd);
   };
 
-  const jobUsage = async (record: JobRecord): Promise<JobUsageSummary> => jobUsageSummary(record, store.paths(record.id), await priceSettingsOf(load));
+  const lookup = (): CallerLookup => ({ reader: transcriptReader(options.env), now: new Date() });
+  const jobUsage = async (record: JobRecord, look = false): Promise<JobUsageSummary> =>
+    jobUsageSummary(record, store, await priceSettingsOf(load), look ? lookup() : undefined);
 
   return {
     stateDir,
@@ -150,12 +154,12 @@ export function createApp(options: AppOptions): App {
     resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
     async jobDetail(id) {
       return jobDetail(jobs, id, async (record) => {
-        const summary = await jobUsage(record);
+        const summary = await jobUsage(record, true);
         return { ...jobUsageJson(summary), text: summary.text };
       });
     },
     jobUsage,
-    usageReport: async (by, window) => buildUsageReport(store, await priceSettingsOf(load), by, window),
+    usageReport: async (by, window) => buildUsageReport(store, await priceSettingsOf(load), by, window, lookup()),
     logCallerCall: (id, entry) => appendCallerEntry(store, id, entry),
     diff: { target: diffTarget, text: diffText, toTerminal: diffToTerminal },
     followJob: (id) => followJob(jobs, id, store.paths(id)),

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
-import { requestHeadersForBackend, responseHeadersForClient } from '../../src/shim/upstream.js';
+import { requestHeadersForBackend, responseHeadersForClient } from '../../src/shim/upstream/upstream.js';
 
 export interface HttpRelay {
   readonly port: number;

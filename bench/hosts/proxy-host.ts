@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
-import { createRequestLog, type RequestLog } from '../../src/shim/request-log.js';
+import { createRequestLog, type RequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { cpuMicros, serveCalls } from '../lib/child.js';
 import { startHttpRelay, type HttpRelay } from './http-relay.js';

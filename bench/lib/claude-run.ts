@@ -4,7 +4,7 @@
  * all-at-once scheduling variant.
  */
 import { spawn } from 'node:child_process';
-import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
+import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
 
 export interface ClaudeProcess {
   readonly pid: number;

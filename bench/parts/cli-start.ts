@@ -14,8 +14,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { newJobId } from '../../src/jobs/job-id.js';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { newJobId } from '../../src/jobs/record/job-id.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import type { Table, Target } from '../lib/report.js';
 import { formatSpread, median, rotate, spread } from '../lib/stats.js';
 import { finishedRecord } from './job-records.js';
@@ -72,7 +72,8 @@ export async function measureCliStart(scale: number): Promise<{ tables: Table[];
       { name: '--version', args: [BIN, '--version'], target: 2.5 },
       { name: 'jobs', args: cli('jobs'), target: 2.5 },
       { name: 'show JOB', args: cli('show', lastId), target: 2.5 },
-      { name: 'usage', args: cli('usage'), target: 2.5 },
+      // A report command: relaxed from 2.5× (issue 38) for the callers' measured costs.
+      { name: 'usage', args: cli('usage'), target: 4 },
       // As Claude Code's statusLine setting runs it (README): no other argument.
       { name: 'statusline', args: [BIN, 'statusline'], input: status, target: 2 },
     ];

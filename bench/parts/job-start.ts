@@ -10,8 +10,8 @@
  */
 import { join, resolve } from 'node:path';
 import { DEFAULT_SYSTEM_PROMPT_APPEND } from '../../src/config/schema.js';
-import { runClaudeSession } from '../../src/jobs/claude-session.js';
-import { buildSessionEnv } from '../../src/jobs/session-env.js';
+import { runClaudeSession } from '../../src/jobs/claude/claude-session.js';
+import { buildSessionEnv } from '../../src/jobs/claude/session-env.js';
 import { claudeEnv } from '../../test/e2e/claude-cli.js';
 import { makeDirs, writeConfig, type E2EDirs } from '../../test/e2e/harness.js';
 import { startSimulator, type RecordedRequest, type Simulator } from '../../test/sim/index.js';

@@ -4,8 +4,8 @@
  * it does now (parse and rewrite only the top-level values its rules read). Timed in CPU time
  * (process.cpuUsage), which a busy neighbour inflates far less than wall time.
  */
-import { normaliseRequest } from '../../src/shim/normalise.js';
-import { readBodyView, writeBody } from '../../src/shim/json-body.js';
+import { normaliseRequest } from '../../src/shim/body/normalise.js';
+import { readBodyView, writeBody } from '../../src/shim/json/json-body.js';
 import { spread, type Spread } from '../lib/stats.js';
 
 export interface PipelineCost {
@@ -13,7 +13,7 @@ export interface PipelineCost {
   readonly normalise: Spread;
   readonly serialise: Spread;
   readonly total: Spread;
-  /** What the shim does now (src/shim/json-body.ts): parse and re-serialise only the values the rules read. */
+  /** What the shim does now (src/shim/json/json-body.ts): parse and re-serialise only the values the rules read. */
   readonly splice: Spread;
   /** Whether the shim's pipeline produced the same bytes as a full parse + stringify on every body. */
   readonly spliceIdentical: boolean;

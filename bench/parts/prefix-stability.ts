@@ -12,7 +12,7 @@
  * characters `]}]}` (closing its last content array, message, messages and
  * object) since a later request continues inside them.
  */
-import { normaliseRequest } from '../../src/shim/normalise.js';
+import { normaliseRequest } from '../../src/shim/body/normalise.js';
 import { COMPACTION_MARKER } from '../../test/sim/index.js';
 import { capturedSession, capturedSessions, type JsonObject } from '../lib/fixtures.js';
 import type { Table, Target } from '../lib/report.js';

@@ -5,12 +5,12 @@
 import { dirname } from 'node:path';
 import type { App } from '../app.js';
 import { personWords } from '../errors.js';
-import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude-binary.js';
+import { claudeVersion, findClaudeCode, NO_CLAUDE_CODE, SOURCE_WORDS } from '../jobs/claude/claude-binary.js';
 import { looseMode } from '../coord/private-files.js';
 import { printable } from '../printable.js';
 import { describePolicy, sandboxPolicy } from '../jobs/sandbox/policy.js';
 import { sandboxProblem } from '../jobs/sandbox/preflight.js';
-import { claudeCodeCheck } from '../jobs/claude-code-range.js';
+import { claudeCodeCheck } from '../jobs/claude/claude-code-range.js';
 import { describeSources } from '../registry/format-model-list.js';
 import { silentLogger } from '../log.js';
 import { proveSandbox } from '../selftest/sandbox-proof.js';

@@ -5,12 +5,12 @@
  * model reads the same facts through mcp/job-view.ts.
  * Pure: records in, text out.
  */
-import { formatDuration } from '../jobs/amounts.js';
-import { jobListRow } from '../jobs/job-facts.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
-import type { JobPaths } from '../jobs/job-store.js';
-import { modelWords, personFactLines } from '../jobs/person-words.js';
+import { formatDuration } from '../jobs/view/amounts.js';
+import { jobListRow } from '../jobs/view/job-facts.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
+import { elapsedSeconds, FINISHED } from '../jobs/record/job-record.js';
+import type { JobPaths } from '../jobs/record/job-store.js';
+import { modelWords, personFactLines } from '../jobs/view/person-words.js';
 
 /** What `run` prints when the job ends, and the head of `show` (with the usage summary's line under the tokens). */
 export function jobReport(record: JobRecord, usageLine?: string): string {

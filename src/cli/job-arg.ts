@@ -5,10 +5,10 @@
  */
 import type { App } from '../app.js';
 import { BadArgumentError, isLocalAgentsError } from '../errors.js';
-import { isJobId } from '../jobs/job-id.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import { resolveJobRef } from '../jobs/job-ref.js';
-import type { JobStore } from '../jobs/job-store.js';
+import { isJobId } from '../jobs/record/job-id.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
+import { resolveJobRef } from '../jobs/record/job-ref.js';
+import type { JobStore } from '../jobs/record/job-store.js';
 
 const LIST_HINT = 'localagents jobs --all lists the jobs on record.';
 

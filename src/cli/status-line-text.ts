@@ -1,5 +1,5 @@
 /** The status line's one line of text from its facts; empty when there is nothing to say. Pure. */
-import { estimateUsd } from '../usage/format-usage.js';
+import { usd } from '../usage/format-usage.js';
 import type { StatusFacts } from '../usage/status-facts.js';
 
 function jobsPart(kind: string, n: { here: number; elsewhere: number }): string | undefined {
@@ -18,7 +18,8 @@ function openPart(facts: StatusFacts): string | undefined {
 
 export function statusLineText(facts: StatusFacts): string {
   const parts = [jobsPart('running', facts.running), jobsPart('queued', facts.queued), openPart(facts)];
-  if (facts.today.jobs > 0) parts.push(`today ${facts.today.jobs} job${facts.today.jobs === 1 ? '' : 's'}, saved ${estimateUsd(facts.today.savedUsd)} (est.)`);
+  const net = facts.today.netUsd === undefined ? '' : `, net saved ${usd(facts.today.netUsd)} (computed)`;
+  if (facts.today.jobs > 0) parts.push(`today ${facts.today.jobs} job${facts.today.jobs === 1 ? '' : 's'}${net}`);
   const said = parts.filter((p) => p !== undefined);
   return said.length === 0 ? '' : `localagents: ${said.join(' · ')}`;
 }

@@ -6,7 +6,7 @@
  */
 import { loadPriceSettings, NO_PRICE_SETTINGS } from '../config/price-settings.js';
 import { errorMessage } from '../errors.js';
-import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
+import { createJobStore, stateDirFrom } from '../jobs/record/job-store.js';
 import { statusFacts } from '../usage/status-facts.js';
 import { print } from './output.js';
 import { statusLineText } from './status-line-text.js';

@@ -5,10 +5,11 @@
  */
 import { loadPriceSettings } from '../config/price-settings.js';
 import { BadArgumentError } from '../errors.js';
-import { createJobStore, stateDirFrom } from '../jobs/job-store.js';
+import { createJobStore, stateDirFrom } from '../jobs/record/job-store.js';
 import { usageProblems, usageText } from '../usage/format-usage.js';
 import { buildUsageReport, type UsageReport } from '../usage/report.js';
 import { GROUPINGS, type Grouping } from '../usage/tally.js';
+import { transcriptReader } from '../usage/transcripts/caller-cost.js';
 import { parseWindowEdge } from '../usage/window-arg.js';
 import type { AppContext } from './with-app.js';
 
@@ -28,6 +29,6 @@ export async function usageReport(ctx: AppContext, configPath: string | undefine
   };
   const stateDir = stateDirFrom(ctx.env);
   const prices = await loadPriceSettings({ configPath, cwd: ctx.cwd, env: ctx.env }, stateDir);
-  const report = await buildUsageReport(createJobStore(stateDir), prices, request.by, window);
+  const report = await buildUsageReport(createJobStore(stateDir), prices, request.by, window, { reader: transcriptReader(ctx.env), now });
   return { json: report, text: usageText(report), problems: usageProblems(report) };
 }

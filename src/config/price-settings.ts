@@ -53,7 +53,7 @@ const cachedShape: Shape = {
       type: 'object',
       additionalProperties: {
         type: 'object',
-        properties: { input: price, cache_write: price, cache_read: price, output: price },
+        properties: { input: price, cache_write: price, cache_write_1h: price, cache_read: price, output: price },
         required: ['input', 'cache_write', 'cache_read', 'output'],
       },
     },

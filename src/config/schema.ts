@@ -11,6 +11,7 @@ import { PUBLISHED_PRICES } from './prices.js';
 const priceSchema = z.strictObject({
   input: z.number().min(0).max(10_000),
   cache_write: z.number().min(0).max(10_000),
+  cache_write_1h: z.number().min(0).max(10_000).optional(),
   cache_read: z.number().min(0).max(10_000),
   output: z.number().min(0).max(10_000),
 });

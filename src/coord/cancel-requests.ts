@@ -3,7 +3,7 @@
  * can stop a job cleanly (it holds the Claude Code session, the worktree, the
  * lease), so a request is a file named after the job in the state directory's
  * cancel inbox, and the owner looks there while it has jobs. Every id here has
- * already been checked by the jobs layer (src/jobs/job-id.ts) before it names a file.
+ * already been checked by the jobs layer (src/jobs/record/job-id.ts) before it names a file.
  */
 import { lstat, mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

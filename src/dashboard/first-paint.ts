@@ -10,7 +10,7 @@ import type { Logger } from '../log.js';
 import { menuEntryFacts, type MenuListing } from '../registry/model-list.js';
 import type { Config } from '../config/schema.js';
 import { redactDeep } from '../secrets/redact.js';
-import type { JobListRow } from '../jobs/job-facts.js';
+import type { JobListRow } from '../jobs/view/job-facts.js';
 
 /** index.html holds this where the data block goes. */
 export const FIRST_PAINT_MARK = '<!-- first-paint -->';

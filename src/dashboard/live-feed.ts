@@ -9,7 +9,7 @@ import { errorMessage, personWords } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EndpointsView } from './endpoint-view.js';
 import { openEventStream, sendEvent } from './event-stream.js';
-import type { JobListRow } from '../jobs/job-facts.js';
+import type { JobListRow } from '../jobs/view/job-facts.js';
 import { pollLoop } from './poll-loop.js';
 import { fullRowsEvent, rowDelta, type SentRows } from './row-delta.js';
 

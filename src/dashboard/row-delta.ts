@@ -2,7 +2,7 @@
  * The job rows a page already has, and what changed since: the live feed sends a page the
  * full set once, then only the rows that changed or went away.
  */
-import type { JobListRow } from '../jobs/job-facts.js';
+import type { JobListRow } from '../jobs/view/job-facts.js';
 
 /** Job id → the row's JSON as last sent. */
 export type SentRows = ReadonlyMap<string, string>;

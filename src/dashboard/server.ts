@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import { replyWithError } from './error-reply.js';
 import { firstPaint, pageWithFirstPaint } from './first-paint.js';
 import { sendBody, sendJson, sendText } from './http-reply.js';
-import { jobListRow, type JobListRow } from '../jobs/job-facts.js';
+import { jobListRow, type JobListRow } from '../jobs/view/job-facts.js';
 import { listenOnLoopback } from './listen.js';
 import { createLiveFeed } from './live-feed.js';
 import { createAssetStore } from './static-assets.js';
@@ -20,7 +20,7 @@ import { usageView } from './usage-view.js';
 import { createFrontDoor } from '../net/front-door.js';
 import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken } from '../net/request-url.js';
 import { newToken } from '../net/token.js';
-import { checkJobId } from '../jobs/job-id.js';
+import { checkJobId } from '../jobs/record/job-id.js';
 
 export interface DashboardOptions {
   /** 0 or absent: any free port. */

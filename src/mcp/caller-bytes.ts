@@ -1,13 +1,29 @@
 /**
- * Counts what each tool call about a job cost the calling Claude: the bytes of
- * its arguments (what it wrote: for run_agent, the brief) and of the result (what
- * it read), appended to the job's caller.jsonl as the result leaves the server.
- * The usage report sets this against what the local model did.
+ * Notes each tool call about a job in the job's caller.jsonl as the result leaves
+ * the server: the id of the caller's tool_use block that made it (Claude Code sends
+ * it as `_meta["claudecode/toolUseId"]`), where the caller runs when one caller owns
+ * this server, and the bytes of the arguments and the result. The usage report finds
+ * the caller's turns by the id in the caller's own transcript (src/usage/transcripts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallerEntry } from '../jobs/caller-log.js';
-import { checkJobId } from '../jobs/job-id.js';
+import type { CallerEntry } from '../jobs/record/caller-log.js';
+import { checkJobId } from '../jobs/record/job-id.js';
+
+/** Where the caller runs, when this server has one caller (stdio): its cwd names its transcript folder. */
+export interface CallerPlace {
+  readonly cwd?: string | undefined;
+  readonly session?: string | undefined;
+}
+
+/** A tool_use id as Claude Code writes them (`toolu_…`); anything else is not kept. */
+const TOOL_USE_ID = /^[A-Za-z0-9_-]{1,200}$/;
+
+function toolUseIdOf(extra: unknown): string | undefined {
+  const meta = typeof extra === 'object' && extra !== null ? (extra as { _meta?: unknown })._meta : undefined;
+  const id = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['claudecode/toolUseId'] : undefined;
+  return typeof id === 'string' && TOOL_USE_ID.test(id) ? id : undefined;
+}
 
 type AnyHandler = (args: unknown, extra: unknown) => CallToolResult | Promise<CallToolResult>;
 
@@ -28,8 +44,11 @@ function jobOf(args: unknown, result: CallToolResult): string | undefined {
   return asJobId(structured?.id) ?? asJobId(structured?.job_id) ?? asJobId(given);
 }
 
+const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
+
 /** `server`, whose registerTool wraps every handler so its calls are counted into the job they concern. */
-export function countingCallerBytes(server: McpServer, log: (id: string, entry: CallerEntry) => Promise<void>): McpServer {
+export function countingCallerBytes(server: McpServer, log: (id: string, entry: CallerEntry) => Promise<void>, place: CallerPlace = {}): McpServer {
   const register = server.registerTool.bind(server);
   const counting = Object.create(server) as McpServer;
   // The SDK's registerTool is generic over each tool's schema; the wrapper passes arguments through untouched.
@@ -43,6 +62,9 @@ export function countingCallerBytes(server: McpServer, log: (id: string, entry: 
           tool: name,
           args_bytes: Buffer.byteLength(JSON.stringify(args ?? {}), 'utf8'),
           result_bytes: Buffer.byteLength(JSON.stringify(result), 'utf8'),
+          ...optional('tool_use_id', toolUseIdOf(extra)),
+          ...optional('caller_cwd', place.cwd),
+          ...optional('caller_session', place.session),
         };
         // A job folder the disk refused, or one pruned meanwhile: the count is lost, the answer is not.
         await log(job, entry).catch(() => undefined);

@@ -1,7 +1,7 @@
 /**
  * A tool's job id argument: the full id, a unique prefix of it or of its
  * random part, or `last`, resolved among the jobs on record by the same rule
- * as the command line's JOB (src/jobs/job-ref.ts), with the hint for the model.
+ * as the command line's JOB (src/jobs/record/job-ref.ts), with the hint for the model.
  */
 import { z } from 'zod';
 import type { App } from '../app.js';

@@ -3,10 +3,10 @@
  * the job's facts (jobs/job-facts.ts) worded for a model, with the next call to
  * make. A person reads the same facts through cli/format-job.ts.
  */
-import { formatCount, formatDuration } from '../jobs/amounts.js';
-import { jobFacts, renderFacts, SHARED_WORDS, type FactRenderer } from '../jobs/job-facts.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import { elapsedSeconds, FINISHED } from '../jobs/job-record.js';
+import { formatCount, formatDuration } from '../jobs/view/amounts.js';
+import { jobFacts, renderFacts, SHARED_WORDS, type FactRenderer } from '../jobs/view/job-facts.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
+import { elapsedSeconds, FINISHED } from '../jobs/record/job-record.js';
 import { UNAVAILABLE_FOR_MODEL } from '../registry/resolve.js';
 
 /** The record's error with the next step for the calling Claude: the call that resumes it, or what to tell the user. */

@@ -4,7 +4,7 @@
  * and let the record grow without breaking older clients.
  */
 import { z } from 'zod';
-import { JOB_STATUSES } from '../jobs/job-record.js';
+import { JOB_STATUSES } from '../jobs/record/job-record.js';
 
 export const jobOutput = z.looseObject({
   id: z.string().describe('Job id, for wait_job / job_status / job_log / cancel_job / resume_job'),

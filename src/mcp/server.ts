@@ -5,6 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../app.js';
 import { WORKFLOW_GUIDANCE } from './guidance.js';
+import type { CallerPlace } from './caller-bytes.js';
 import { registerTools } from './tools/index.js';
 
 export const SERVER_INSTRUCTIONS = [
@@ -15,8 +16,9 @@ export const SERVER_INSTRUCTIONS = [
   'If a model is not running, relay the model_unavailable message (request_model gives the same one without starting a job) to the user: localagents never starts models.',
 ].join('\n');
 
-export function createMcpServer(app: App, version: string): McpServer {
+/** `caller`: where the one caller runs (stdio); an HTTP server is shared, so it knows none. */
+export function createMcpServer(app: App, version: string, caller: CallerPlace = {}): McpServer {
   const server = new McpServer({ name: 'localagents', version }, { instructions: SERVER_INSTRUCTIONS });
-  registerTools(server, app);
+  registerTools(server, app, caller);
   return server;
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
-import { FINISHED } from '../jobs/job-record.js';
+import { FINISHED } from '../jobs/record/job-record.js';
 import type { Logger } from '../log.js';
 import { SELFTEST_MODEL, startScriptedBackend, type ScriptedBackend } from './scripted-backend.js';
 import type { Stage } from './stages.js';

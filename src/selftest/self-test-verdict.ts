@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JobRecord } from '../jobs/job-record.js';
+import type { JobRecord } from '../jobs/record/job-record.js';
 import type { StageLog } from './stages.js';
 
 export const SELFTEST_FILE = 'SELFTEST.md';

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalAgentsError } from '../errors.js';
-import { git } from '../jobs/git.js';
+import { git } from '../jobs/git/git.js';
 
 const NEUTRAL = ['-c', 'user.name=localagents self-test', '-c', 'user.email=selftest@localhost', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main'];
 

@@ -10,12 +10,12 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import { holdsSecret, redactSecrets } from '../secrets/redact.js';
 import type { Exchange } from './exchange.js';
-import { tryParse } from './json-body.js';
-import { answerProblem } from './request-entry.js';
-import type { RequestProgress } from './request-progress.js';
+import { tryParse } from './json/json-body.js';
+import { answerProblem } from './body/request-entry.js';
+import type { RequestProgress } from './progress/request-progress.js';
 import { createStreamErrorRewriter } from './translate/stream-error-rewriter.js';
-import { createSseUsageTracker, usageFromJson, type UsageResult } from './usage.js';
-import { responseHeadersForClient } from './upstream.js';
+import { createSseUsageTracker, usageFromJson, type UsageResult } from './body/usage.js';
+import { responseHeadersForClient } from './upstream/upstream.js';
 
 /**
  * A JSON answer is kept only to read its usage; past this it is still forwarded,

@@ -10,7 +10,7 @@ import { BackendAnswerError, decodedBody, discard, redirectMessage } from '../ba
 import { redactSecrets } from '../secrets/redact.js';
 import type { Exchange } from './exchange.js';
 import { refusedAnswerError, translateBackendError } from './translate/backend-error.js';
-import { readCapped } from './upstream.js';
+import { readCapped } from './upstream/upstream.js';
 
 /** Error bodies are small; a backend streaming a gigabyte of "error" is cut here. */
 const MAX_ERROR_BODY = 1024 * 1024;

@@ -5,12 +5,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RouteOutage } from './outage-hold.js';
-import type { PdfTextCache } from './pdf-text.js';
-import type { PromptWatch } from './prompt-watch.js';
+import type { PdfTextCache } from './body/pdf-text.js';
+import type { PromptWatch } from './progress/prompt-watch.js';
 import { createRequestLogger, type RequestLogger, type RequestOutcome } from './request-logger.js';
 import type { RouteSpec } from './routes.js';
 import type { TranslatedError } from './translate/anthropic-error.js';
-import type { UpstreamPools } from './upstream.js';
+import type { UpstreamPools } from './upstream/upstream.js';
 
 export interface RouteState {
   /** Replaced (with endpointUrl) only when failover moves the job to another endpoint (server.ts). */

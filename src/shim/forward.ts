@@ -12,7 +12,7 @@ import { relayAnswer } from './answer-relay.js';
 import { answerBackendError, openAnswer } from './error-answer.js';
 import { openExchange, type Exchange, type ForwardShared, type RouteState } from './exchange.js';
 import { prepareBody, readBodyOrRefuse } from './prepare-request.js';
-import { createRequestProgress, type RequestProgress } from './request-progress.js';
+import { createRequestProgress, type RequestProgress } from './progress/request-progress.js';
 import { callUpstream } from './upstream-call.js';
 
 

@@ -7,16 +7,16 @@
 import type { IncomingMessage } from 'node:http';
 import { decodedBody, formatBytes } from '../backends/answer-body.js';
 import { sendError, type Exchange } from './exchange.js';
-import { readBodyView, tryParse, writeBody, type BodyView } from './json-body.js';
-import { answerThenLinger } from './lingering-close.js';
-import { mayHoldMedia, replaceMedia } from './media.js';
-import { normaliseRequest } from './normalise.js';
-import { requestFacts } from './request-entry.js';
+import { readBodyView, tryParse, writeBody, type BodyView } from './json/json-body.js';
+import { answerThenLinger } from './upstream/lingering-close.js';
+import { mayHoldMedia, replaceMedia } from './body/media.js';
+import { normaliseRequest } from './body/normalise.js';
+import { requestFacts } from './body/request-entry.js';
 import { requestJobValues } from './request-job-values.js';
 import { fitVllmWindow, promptGuessIfTight } from './rewrite/max-tokens.js';
 import { contextOverflowError } from './translate/context-overflow.js';
 import { requestTooLargeError } from './translate/backend-error.js';
-import { readCapped, requestHeadersForBackend } from './upstream.js';
+import { readCapped, requestHeadersForBackend } from './upstream/upstream.js';
 
 /**
  * The largest request Claude Code may send through the shim: Anthropic's own

@@ -4,9 +4,10 @@
  * it came, method and path, the body's facts, the shim's rewrites and notes),
  * so each way a request can end says only how it ended.
  */
-import type { NormaliseNotes } from './normalise.js';
-import { describeRewrites, type RequestFacts } from './request-entry.js';
-import type { ErrorSource, RequestLogEntry, Usage } from './request-log.js';
+import type { NormaliseNotes } from './body/normalise.js';
+import { describeRewrites, type RequestFacts } from './body/request-entry.js';
+import type { RequestLogEntry, Usage } from './request-log/request-log.js';
+import type { ErrorSource } from './translate/error-catalogue.js';
 import type { RouteSpec } from './routes.js';
 
 /** How one request ended. */

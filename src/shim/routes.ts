@@ -5,9 +5,9 @@
 import type { ModelWeights } from '../backends/types.js';
 import type { Endpoint } from '../config/schema.js';
 import type { OutageEvents } from './outage-hold.js';
-import type { RequestLog, RequestLogEntry } from './request-log.js';
+import type { RequestLog, RequestLogEntry } from './request-log/request-log.js';
 import type { PerJobValue } from './rewrite/per-job-values.js';
-import type { RequestProgress } from './request-progress.js';
+import type { RequestProgress } from './progress/request-progress.js';
 
 export interface RouteSpec {
   readonly jobId: string;

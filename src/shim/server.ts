@@ -13,10 +13,10 @@ import { learnSecret } from '../secrets/redact.js';
 import { forwardRequest } from './forward.js';
 import type { RouteState } from './exchange.js';
 import { routeOutage } from './route-outage.js';
-import { createPdfTextCache } from './pdf-text.js';
+import { createPdfTextCache } from './body/pdf-text.js';
 import type { OpenRoute, RouteSpec, Shim } from './routes.js';
-import { createUpstreamPools } from './upstream.js';
-import { createPromptWatch } from './prompt-watch.js';
+import { createUpstreamPools } from './upstream/upstream.js';
+import { createPromptWatch } from './progress/prompt-watch.js';
 
 const JOB_PREFIX = '/job/';
 

@@ -9,12 +9,12 @@ import type { Dispatcher } from 'undici';
 import { discard } from '../backends/answer-body.js';
 import { classifyConnectFailure } from '../backends/connect-failure.js';
 import type { Exchange } from './exchange.js';
-import { readBodyView, writeBody } from './json-body.js';
+import { readBodyView, writeBody } from './json/json-body.js';
 import { rewriteModelId } from './rewrite/model-id.js';
 import type { RouteSpec } from './routes.js';
-import { failedOnStaleSocket } from './stale-socket.js';
+import { failedOnStaleSocket } from './upstream/stale-socket.js';
 import { outageDeadlineError, unreachableBackendError } from './translate/backend-error.js';
-import { requestHeadersForBackend } from './upstream.js';
+import { requestHeadersForBackend } from './upstream/upstream.js';
 
 function describeFailure(err: unknown): string {
   if (!(err instanceof Error)) return String(err);

@@ -33,7 +33,7 @@ export function cellSumsOf(jobs: Iterable<JobUsage>): SummedCell[] {
   const cells = new Map<string, Building>();
   for (const job of jobs) {
     const cell = cellOf(job);
-    const key = JSON.stringify([cell.day, cell.model, cell.endpoint, cell.repo]);
+    const key = JSON.stringify([cell.day, cell.model, cell.endpoint, cell.repo, cell.callerModel]);
     let sum = cells.get(key);
     if (sum === undefined) cells.set(key, (sum = { cell, sums: emptySums(), promptSpeeds: [], generationSpeeds: [], unreadable: [] }));
     addJobToSums(sum.sums, job);
@@ -46,14 +46,14 @@ export function cellSumsOf(jobs: Iterable<JobUsage>): SummedCell[] {
 
 /**
  * The month's cells as stored: each cell as [day, from, to, model, endpoint, repo, sums, [prompt speeds,
- * generation speeds] (how many), [[id, lines, half written 0/1]]], and as floats (stored-speeds.ts) each cell's
+ * generation speeds] (how many), [[id, lines, half written 0/1]], caller model ('' for none measured)], and as floats (stored-speeds.ts) each cell's
  * prompt then generation speeds, then all the month's prompt speeds and all its generation speeds.
  */
 export function encodeCells(cells: readonly SummedCell[]): { days: unknown[]; speeds: Buffer } {
   const days = cells.map((c) => {
     const { from, to } = dayBounds(c.cell.day);
     const unreadable = c.unreadable.map((u) => [u.id, u.lines, u.halfWritten ? 1 : 0]);
-    return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, [c.promptSpeeds.length, c.generationSpeeds.length], unreadable];
+    return [c.cell.day, from, to, c.cell.model, c.cell.endpoint, c.cell.repo, c.sums, [c.promptSpeeds.length, c.generationSpeeds.length], unreadable, c.cell.callerModel];
   });
   const month = (of: (c: SummedCell) => SortedSpeeds): Float64Array => concatenated(cells.map(of)).sort();
   const lists = [...cells.flatMap((c) => [c.promptSpeeds, c.generationSpeeds]), month((c) => c.promptSpeeds), month((c) => c.generationSpeeds)];
@@ -118,19 +118,21 @@ export function decodeCells(stored: unknown, speeds: Buffer): StoredCells | unde
   // Fields by index, not by destructuring: until the code is optimised, that allocates at every field of ~400 cells.
   for (let i = 0; i < stored.length; i++) {
     const entry: unknown = stored[i];
-    if (!Array.isArray(entry) || entry.length !== 9) return undefined;
+    if (!Array.isArray(entry) || entry.length !== 10) return undefined;
     const day: unknown = entry[0];
     const model: unknown = entry[3];
     const endpoint: unknown = entry[4];
     const repo: unknown = entry[5];
+    const callerModel: unknown = entry[9];
     if (typeof day !== 'string' || !DAY.test(day) || typeof model !== 'string' || typeof endpoint !== 'string' || typeof repo !== 'string') return undefined;
+    if (typeof callerModel !== 'string') return undefined;
     const sums = decodeSums(entry[6]);
     const unreadable = decodeUnreadable(entry[8]);
     if (sums === undefined || unreadable === undefined) return undefined;
     let here = bounds.get(day);
     if (here === undefined) bounds.set(day, (here = dayBounds(day)));
     if (here.from !== entry[1] || here.to !== entry[2]) zoneFits = false;
-    cells.push({ cell: { day, model, endpoint, repo }, sums, unreadable, from: here.from, to: here.to, promptSpeeds: lists[2 * i] as Float64Array, generationSpeeds: lists[2 * i + 1] as Float64Array });
+    cells.push({ cell: { day, model, endpoint, repo, callerModel }, sums, unreadable, from: here.from, to: here.to, promptSpeeds: lists[2 * i] as Float64Array, generationSpeeds: lists[2 * i + 1] as Float64Array });
   }
   return { cells, month: { promptSpeeds: lists[2 * stored.length] as Float64Array, generationSpeeds: lists[2 * stored.length + 1] as Float64Array }, zoneFits };
 }

@@ -1,11 +1,12 @@
 /**
- * The usage report for a person: a table, one row per group, a total line and
- * the estimate with what it is based on. Numbers are rounded to what they can
- * carry: dollars to two significant digits, tokens to three.
+ * The usage report for a person: a table, one row per group, a total line, what
+ * the callers spent (measured from their transcripts) and the dollars (computed at
+ * published prices), each labelled for what it is. Numbers are rounded to what they
+ * can carry: dollars to two significant digits, tokens to three.
  */
 import type { UsageReport } from './report.js';
 import type { UsageRow } from './tally.js';
-import { CALLER_BYTES_PER_TOKEN } from './estimate.js';
+import type { CallerTokens } from './transcripts/transcript-turns.js';
 
 export function compactCount(n: number): string {
   if (n < 1000) return String(Math.round(n));
@@ -13,13 +14,15 @@ export function compactCount(n: number): string {
   return `${Number((n / scale).toPrecision(3))}${scale === 1e3 ? 'k' : scale === 1e6 ? 'M' : 'G'}`;
 }
 
-/** `~$3.90`, `-~$0.12`, `<$0.01`: an estimate, at two significant digits. */
-export function estimateUsd(usd: number): string {
-  const abs = Math.abs(usd);
+/** `$3.90`, `−$0.12`, `$0.0041`: a computed amount, at two significant digits. */
+export function usd(amount: number): string {
+  const abs = Math.abs(amount);
   if (abs === 0) return '$0';
-  const text = abs < 0.01 ? '<$0.01' : `~$${Number(abs.toPrecision(2)).toFixed(abs < 1 ? 2 : abs < 10 ? 1 : 0)}`;
-  return usd < 0 ? `−${text}` : text;
+  const text = `$${abs < 0.01 ? Number(abs.toPrecision(2)) : Number(abs.toPrecision(2)).toFixed(abs < 1 ? 2 : abs < 10 ? 1 : 0)}`;
+  return amount < 0 ? `−${text}` : text;
 }
+
+export const callerTokenCount = (t: CallerTokens): number => t.input + t.cacheRead + t.cacheWrite5m + t.cacheWrite1h + t.output;
 
 export function duration(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -32,7 +35,13 @@ export function duration(ms: number): string {
 const percent = (ratio: number | undefined): string => (ratio === undefined ? '–' : `${Math.round(ratio * 100)}%`);
 const speed = (perS: number | undefined): string => (perS === undefined ? '–' : compactCount(perS));
 
-export const USAGE_HEADER = ['', 'jobs ok/failed/other', 'turns', 'requests', 'prompt evaluated', 'from cache', 'output', 'cache reuse', 'GPU time', 'prompt t/s', 'gen t/s', 'saved (est.)'];
+export const USAGE_HEADER = [
+  '', 'jobs ok/failed/other', 'turns', 'requests', 'prompt evaluated', 'from cache', 'output', 'cache reuse', 'GPU time', 'prompt t/s', 'gen t/s',
+  'caller known', 'caller turns', 'caller tokens', 'caller $*', 'net saved $*',
+];
+
+/** The row's dollars, or a dash where no job has a measured, priced caller cost. */
+const money = (row: UsageRow, amount: number): string => (row.caller.models.some((m) => !row.caller.unpriced.includes(m)) ? usd(amount) : '–');
 
 /** One row as both the CLI table and the dashboard show it. */
 export function usageCells(row: UsageRow): string[] {
@@ -48,7 +57,11 @@ export function usageCells(row: UsageRow): string[] {
     duration(row.gpuMs),
     speed(row.medianPromptTokensPerS),
     speed(row.medianGenerationTokensPerS),
-    estimateUsd(row.estimate.savedUsd),
+    `${row.caller.measured}/${row.caller.measured + row.caller.unknown + row.caller.pending}`,
+    String(row.caller.turns),
+    compactCount(callerTokenCount(row.caller.tokens)),
+    money(row, row.priced.callerUsd),
+    money(row, row.priced.netUsd),
   ];
 }
 
@@ -64,18 +77,29 @@ export function usageText(report: UsageReport): string {
   return [table([USAGE_HEADER, ...report.rows.map(usageCells)]), '', ...usageTotalLines(report)].join('\n');
 }
 
-/** The total and the estimate, in words: under the CLI table and the dashboard's. */
+/** The total, the callers' side and the dollars, in words: under the CLI table and the dashboard's. */
 export function usageTotalLines(report: UsageReport): string[] {
   const t = report.total;
   const jobs = t.jobs.succeeded + t.jobs.failed + t.jobs.other;
-  const c = report.comparison;
-  const chosen = c.chosenBy === 'default' ? 'the default; set defaults.compare_with to the model you use' : 'defaults.compare_with';
+  const c = t.caller;
+  const k = c.tokens;
+  const callers =
+    c.measured === 0
+      ? `caller: cost unknown for every job (${c.unknown} not found, ${c.pending} not looked up yet; \`localagents show JOB\` says why), so no saving is shown`
+      : `caller (measured from their transcripts, ${c.measured} of ${jobs} jobs; ${c.unknown} unknown, ${c.pending} not looked up yet): ${c.turns} turns on ${c.models.join(', ')}, ` +
+        `${compactCount(k.input)} input, ${compactCount(k.cacheRead)} cache read, ${compactCount(k.cacheWrite5m)} + ${compactCount(k.cacheWrite1h)} cache written (5 min + 1 h), ${compactCount(k.output)} output tokens`;
+  const unpriced = c.unpriced.length === 0 ? '' : `; no price for ${c.unpriced.join(', ')} (add it under defaults.prices): those jobs are not in the dollars`;
+  const p = t.priced;
   return [
     `total: ${jobs} jobs (${t.jobs.succeeded} succeeded, ${t.jobs.failed} failed, ${t.jobs.other} other), ${t.requests} model requests, ` +
       `${compactCount(t.evaluated + t.cacheWritten + t.cached)} prompt tokens (${percent(t.cacheReuse)} from cache), ${compactCount(t.output)} output, GPU ${duration(t.gpuMs)}`,
-    `estimate vs ${c.model} (${chosen}; prices ${c.pricesFrom}): the succeeded jobs' tokens would cost ${estimateUsd(t.estimate.anthropicUsd)} there; ` +
-      `delegating cost the caller ${estimateUsd(t.estimate.callerUsd)} (${compactCount(t.estimate.callerReadTokens)} tokens read, ${compactCount(t.estimate.callerWrittenTokens)} written, ` +
-      `at ${CALLER_BYTES_PER_TOKEN} bytes a token); saved ${estimateUsd(t.estimate.savedUsd)}`,
+    callers,
+    ...(c.measured === 0
+      ? []
+      : [
+          `* computed at published prices (${report.prices.asOf}; defaults.prices overrides) on each caller's model: the succeeded jobs' local tokens would have cost ${usd(p.localUsd)}, ` +
+            `delegating cost the callers ${usd(p.callerUsd)}: net saved ${usd(p.netUsd)}${unpriced}`,
+        ]),
     ...(t.verify.jobs === 0
       ? []
       : [

@@ -4,7 +4,7 @@
  * they sum exactly the jobs a report would read from here), and what changed, to
  * be written back. The file layout and the caller ledger are usage-index.ts's.
  */
-import { SortedJobIds } from '../jobs/sorted-job-ids.js';
+import { SortedJobIds } from '../jobs/record/sorted-job-ids.js';
 import type { JobUsage } from './job-usage.js';
 import { cellSumsOf, encodeCells, type DayCell, type StoredCells } from './day-cells.js';
 import type { SpeedLists } from './tally.js';

@@ -1,14 +1,16 @@
 /**
  * What one job did, read from its folder: the record's status, model and turns,
  * every generation request in requests.jsonl (tokens, time, speeds), and what
- * the calling Claude wrote and read about it (caller.jsonl). Lines that cannot be
- * read are counted, never trusted and never fatal.
+ * it cost the calling Claude, as measured from its transcript and kept in
+ * caller.jsonl (undefined until measured). Lines that cannot be read are counted,
+ * never trusted and never fatal.
  */
-import { readCallerLine } from '../jobs/caller-log.js';
-import type { JobRecord } from '../jobs/job-record.js';
-import type { JobPaths } from '../jobs/job-store.js';
-import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-line.js';
+import { readCallerLine, type CallerCostLine, type CallerEntry } from '../jobs/record/caller-log.js';
+import { FINISHED, type JobRecord } from '../jobs/record/job-record.js';
+import type { JobPaths } from '../jobs/record/job-store.js';
+import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-log/request-line.js';
 import { forEachLine } from './jsonl-lines.js';
+import { costOfLine, unmeasurable, type CallerCost } from './transcripts/caller-cost.js';
 
 /** Far beyond a requests.jsonl or caller.jsonl line (~500 bytes); a longer one is not ours. */
 const MAX_LINE_BYTES = 1024 * 1024;
@@ -23,13 +25,13 @@ export interface TokenCounts {
   readonly output: number;
 }
 
-export interface CallerBytes {
+export interface CallerSide {
   /** MCP tool calls about the job. */
   readonly calls: number;
-  /** What the caller wrote: the calls' arguments (the brief among them). */
-  readonly argsBytes: number;
-  /** What the caller read: the tool results. */
-  readonly resultBytes: number;
+  /** What those calls cost the caller, measured from its transcript (or why that is unknown); undefined until looked up. */
+  readonly cost: CallerCost | undefined;
+  /** The cost is on file and will not change (src/usage/transcripts/caller-cost.ts). */
+  readonly settled: boolean;
 }
 
 export interface JobUsage {
@@ -48,7 +50,7 @@ export interface JobUsage {
   /** Per request, where measurable. */
   readonly promptTokensPerS: readonly number[];
   readonly generationTokensPerS: readonly number[];
-  readonly caller: CallerBytes;
+  readonly caller: CallerSide;
   /** The job's verify command: whether it passed, and the turns and tokens spent fixing after failed checks. */
   readonly verify: { readonly passed: boolean; readonly fixTurns: number; readonly fixTokens: number } | undefined;
   /** Lines of requests.jsonl or caller.jsonl that could not be read, and whether one of them ends mid-line. */
@@ -68,6 +70,24 @@ function verifyUsage(record: JobRecord): JobUsage['verify'] {
   if (v === undefined) return undefined;
   const spent = v.spent_after_failures;
   return { passed: v.passed, fixTurns: spent?.turns ?? 0, fixTokens: spent === undefined ? 0 : spent.input_tokens + spent.cache_read_input_tokens + spent.output_tokens };
+}
+
+/** The cost on file, else what the calls alone say (a job no Claude Code called has no transcript to read). */
+function callerSide(line: CallerCostLine | undefined, calls: readonly CallerEntry[], ended: boolean): CallerSide {
+  const kept = costOfLine(line, calls);
+  if (kept !== undefined) return { calls: calls.length, cost: kept, settled: true };
+  const without = unmeasurable(calls, ended);
+  return { calls: calls.length, cost: without?.cost, settled: without?.final ?? false };
+}
+
+/** The job's calls as caller.jsonl has them (for measuring their cost). */
+export async function readCallerCalls(path: string): Promise<CallerEntry[]> {
+  const calls: CallerEntry[] = [];
+  await forEachLine(path, MAX_LINE_BYTES, (line) => {
+    const entry = readCallerLine(line);
+    if (entry !== undefined && 'call' in entry) calls.push(entry.call);
+  });
+  return calls;
 }
 
 export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'requests' | 'caller'>): Promise<JobUsage> {
@@ -93,16 +113,13 @@ export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'req
     const generation = generationTokensPerS(r);
     if (generation !== undefined) generationSpeeds.push(generation);
   });
-  const caller = { calls: 0, argsBytes: 0, resultBytes: 0 };
+  const calls: CallerEntry[] = [];
+  let costLine: CallerCostLine | undefined;
   const callerVisit = await forEachLine(paths.caller, MAX_LINE_BYTES, (line) => {
     const entry = readCallerLine(line);
-    if (entry === undefined) {
-      unreadable++;
-      return;
-    }
-    caller.calls++;
-    caller.argsBytes += entry.args_bytes;
-    caller.resultBytes += entry.result_bytes;
+    if (entry === undefined) unreadable++;
+    else if ('call' in entry) calls.push(entry.call);
+    else costLine = entry.cost;
   });
   return {
     id: record.id,
@@ -117,7 +134,7 @@ export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'req
     gpuMs,
     promptTokensPerS: promptSpeeds,
     generationTokensPerS: generationSpeeds,
-    caller,
+    caller: callerSide(costLine, calls, FINISHED.has(record.status)),
     verify: verifyUsage(record),
     unreadableLines: unreadable + requestVisit.tooLong + callerVisit.tooLong,
     halfWritten: requestVisit.halfWritten || callerVisit.halfWritten,

@@ -4,7 +4,7 @@
  * line without its newline (a writer that crashed mid-line, or one still writing)
  * is reported apart, not parsed.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 export interface LineVisit {
   /** Lines over the length limit, skipped. */
@@ -26,41 +26,48 @@ export async function forEachLine(path: string, maxLineBytes: number, onLine: (l
     if (code === 'ENOENT' || code === 'ENOTDIR') return { tooLong: 0, halfWritten: false };
     throw err;
   }
+  try {
+    return await forEachLineOf(handle, maxLineBytes, Infinity, onLine);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The same over an open file (the caller closes it), reading no more than `maxBytes` of it. */
+export async function forEachLineOf(handle: FileHandle, maxLineBytes: number, maxBytes: number, onLine: (line: string) => void): Promise<LineVisit> {
   let tooLong = 0;
+  let total = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let skipping = false;
-  try {
-    const chunk = Buffer.alloc(CHUNK_BYTES);
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
-      if (bytesRead === 0) break;
-      let start = 0;
-      for (let nl = chunk.indexOf(10, start); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(10, start)) {
-        if (!skipping && pendingBytes + (nl - start) <= maxLineBytes) {
-          pending.push(Buffer.from(chunk.subarray(start, nl)));
-          const line = Buffer.concat(pending).toString('utf8');
-          if (line.trim() !== '') onLine(line);
-        } else {
-          tooLong++;
-        }
-        pending = [];
-        pendingBytes = 0;
-        skipping = false;
-        start = nl + 1;
+  const chunk = Buffer.alloc(CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(CHUNK_BYTES, maxBytes - total), null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(10, start)) {
+      if (!skipping && pendingBytes + (nl - start) <= maxLineBytes) {
+        pending.push(Buffer.from(chunk.subarray(start, nl)));
+        const line = Buffer.concat(pending).toString('utf8');
+        if (line.trim() !== '') onLine(line);
+      } else {
+        tooLong++;
       }
-      if (start < bytesRead && !skipping) {
-        pendingBytes += bytesRead - start;
-        if (pendingBytes > maxLineBytes) {
-          skipping = true;
-          pending = [];
-        } else {
-          pending.push(Buffer.from(chunk.subarray(start, bytesRead)));
-        }
+      pending = [];
+      pendingBytes = 0;
+      skipping = false;
+      start = nl + 1;
+    }
+    if (start < bytesRead && !skipping) {
+      pendingBytes += bytesRead - start;
+      if (pendingBytes > maxLineBytes) {
+        skipping = true;
+        pending = [];
+      } else {
+        pending.push(Buffer.from(chunk.subarray(start, bytesRead)));
       }
     }
-  } finally {
-    await handle.close();
   }
   const halfWritten = skipping || pending.some((b) => b.toString('utf8').trim() !== '');
   return { tooLong, halfWritten };

@@ -5,18 +5,20 @@
  * Damaged records and unreadable log lines are named in the report, never fatal.
  */
 import { dirname } from 'node:path';
-import type { Defaults } from '../config/schema.js';
+import type { PriceSettings } from '../config/price-settings.js';
+import { PRICES_AS_OF, PRICES_SOURCE } from '../config/prices.js';
 import { createSlotBoard } from '../coord/slot-board.js';
 import { isLocalAgentsError } from '../errors.js';
-import { jobIdStamp } from '../jobs/job-id.js';
-import { FINISHED } from '../jobs/job-record.js';
-import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/job-store.js';
-import type { SortedJobIds } from '../jobs/sorted-job-ids.js';
-import { comparison, type Comparison } from './estimate.js';
+import { jobIdStamp } from '../jobs/record/job-id.js';
+import { FINISHED } from '../jobs/record/job-record.js';
+import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/record/job-store.js';
+import type { SortedJobIds } from '../jobs/record/sorted-job-ids.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
 import type { DayCell } from './day-cells.js';
 import type { IndexedMonth } from './indexed-month.js';
 import { createUsageTally, localDay, type CellBatch, type Grouping, type SpeedLists, type UsageRow } from './tally.js';
+import type { TranscriptReader } from './transcripts/caller-cost.js';
+import { withCallerCost } from './transcripts/settle-cost.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
@@ -35,7 +37,8 @@ export interface UsageReport {
   readonly window: { readonly since: string | undefined; readonly until: string | undefined };
   readonly rows: readonly UsageRow[];
   readonly total: UsageRow;
-  readonly comparison: Comparison;
+  /** Where the published prices come from, and as of when; `defaults.prices` in models.yaml overrides them. */
+  readonly prices: { readonly asOf: string; readonly source: string };
   readonly damaged: readonly DamagedRecord[];
   readonly unreadable: readonly UnreadableLog[];
 }
@@ -103,11 +106,18 @@ function planMonth(month: IndexedMonth, onFile: SortedJobIds, live: ReadonlySet<
   return { whole, merged, cutDays: new Set(cut.keys()), uncovered: found.uncovered, nearCut };
 }
 
+/** Looking up callers' costs in their transcripts (a report does; the status line, which only reads, does not). */
+export interface CallerLookup {
+  readonly reader: TranscriptReader;
+  readonly now: Date;
+}
+
 /**
  * Calls `sink` for every job in the window, a month at a time; returns what could not be read. A settled job
- * (finished, off the slot board) comes from the usage index when it is there, and goes into it otherwise.
+ * (finished, off the slot board, its caller cost on file) comes from the usage index when it is there, and goes
+ * into it otherwise.
  */
-export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink: UsageSink): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
+export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink: UsageSink, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
   // In this order: the index (the ledger's size), the board, then the jobs' own files (src/usage/usage-index.ts).
   const index = await openUsageIndex(store.root);
   const live = new Set((await createSlotBoard(dirname(store.root)).read()).tickets.map((t) => t.job));
@@ -137,7 +147,8 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
         const record = await store.read(id);
         if (!inWindow(record.created_at, window)) return;
         job = await readJobUsage(record, store.paths(id));
-        if (FINISHED.has(record.status) && !live.has(id)) month.remember(job);
+        if (lookup !== undefined) job = await withCallerCost(job, record, store, lookup.reader, lookup.now);
+        if (FINISHED.has(record.status) && !live.has(id) && job.caller.settled) month.remember(job);
       } catch (err) {
         month.forget(id);
         // A folder without job.json is a job being created (or removed) right now: nothing to count yet.
@@ -158,16 +169,15 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
   return { damaged, unreadable };
 }
 
-export async function buildUsageReport(store: JobStore, defaults: Pick<Defaults, 'prices' | 'compare_with'>, by: Grouping, window: UsageWindow): Promise<UsageReport> {
-  const compared = comparison(defaults);
-  const tally = createUsageTally(by, compared.prices);
-  const { damaged, unreadable } = await forEachJobUsage(store, window, tally);
+export async function buildUsageReport(store: JobStore, settings: PriceSettings, by: Grouping, window: UsageWindow, lookup: CallerLookup): Promise<UsageReport> {
+  const tally = createUsageTally(by, settings.prices);
+  const { damaged, unreadable } = await forEachJobUsage(store, window, tally, lookup);
   return {
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },
     rows: tally.rows(),
     total: tally.total(),
-    comparison: compared,
+    prices: { asOf: PRICES_AS_OF, source: PRICES_SOURCE },
     damaged,
     unreadable,
   };

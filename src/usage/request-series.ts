@@ -5,10 +5,10 @@
  * generated. Only generation requests (POST /v1/messages) are points; the
  * shim's count_tokens calls are not.
  */
-import { inFlightSummary } from '../jobs/in-flight-line.js';
-import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
+import { inFlightSummary } from '../jobs/view/in-flight-line.js';
+import type { InFlightRequest, JobRecord } from '../jobs/record/job-record.js';
 import { openRegularFile } from '../coord/regular-file.js';
-import { readGenerations } from '../shim/request-line.js';
+import { readGenerations } from '../shim/request-log/request-line.js';
 
 export interface RequestPoint {
   /** 1-based number of the generation request within the job. */

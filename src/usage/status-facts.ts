@@ -4,11 +4,10 @@
  * first; the open backend request of the first running one; today's jobs and their
  * estimated savings. A year of finished jobs costs a readdir: only today's are read.
  */
-import type { Defaults } from '../config/schema.js';
-import type { InFlightRequest, JobRecord } from '../jobs/job-record.js';
-import type { JobStore } from '../jobs/job-store.js';
-import { liveJobs } from '../jobs/live-jobs.js';
-import { comparison } from './estimate.js';
+import type { PriceSettings } from '../config/price-settings.js';
+import type { InFlightRequest, JobRecord } from '../jobs/record/job-record.js';
+import type { JobStore } from '../jobs/record/job-store.js';
+import { liveJobs } from '../jobs/queue/live-jobs.js';
 import { forEachJobUsage } from './report.js';
 import { createUsageTally } from './tally.js';
 
@@ -17,13 +16,14 @@ export interface StatusFacts {
   readonly queued: { readonly here: number; readonly elsewhere: number };
   /** The open request of the first running job (this project's first). */
   readonly open: InFlightRequest | undefined;
-  readonly today: { readonly jobs: number; readonly savedUsd: number };
+  /** Today's jobs, and their net saving (computed) when a caller cost on file was measured and priced. */
+  readonly today: { readonly jobs: number; readonly netUsd: number | undefined };
 }
 
 const inProject = (record: JobRecord, projectDir: string | undefined): boolean =>
   projectDir !== undefined && (record.cwd === projectDir || record.cwd.startsWith(`${projectDir}/`));
 
-export async function statusFacts(stateDir: string, store: JobStore, projectDir: string | undefined, defaults: Pick<Defaults, 'prices' | 'compare_with'>, now: Date): Promise<StatusFacts> {
+export async function statusFacts(stateDir: string, store: JobStore, projectDir: string | undefined, settings: PriceSettings, now: Date): Promise<StatusFacts> {
   // A damaged record of a live job is `localagents jobs`'s to name; the line counts what it can read.
   const records = (await liveJobs(stateDir, store)).jobs;
   const count = (leased: boolean): { here: number; elsewhere: number } => {
@@ -35,13 +35,14 @@ export async function statusFacts(stateDir: string, store: JobStore, projectDir:
   const open = running.map((r) => r.record.in_flight?.[0]).find((r) => r !== undefined);
 
   const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
-  const tally = createUsageTally('day', comparison(defaults).prices);
+  // No lookup in transcripts here: the line only reads what reports have put on file.
+  const tally = createUsageTally('day', settings.prices);
   await forEachJobUsage(store, { since: midnight }, tally);
   const total = tally.total();
   return {
     running: count(true),
     queued: count(false),
     open,
-    today: { jobs: total.jobs.succeeded + total.jobs.failed + total.jobs.other, savedUsd: total.estimate.savedUsd },
+    today: { jobs: total.jobs.succeeded + total.jobs.failed + total.jobs.other, netUsd: total.caller.models.some((m) => !total.caller.unpriced.includes(m)) ? total.priced.netUsd : undefined },
   };
 }

@@ -3,11 +3,15 @@
  * each row the sums, medians and estimate of its jobs. Pure; fed one job at a
  * time, so a report over 10,000 jobs holds rows, not records.
  */
-import type { ModelPrices } from '../config/prices.js';
-import { anthropicCostUsd, callerTokensCostUsd } from './estimate.js';
+import { pricesOf, type ModelPrices } from '../config/prices.js';
+import { callerCostUsd, localCostUsd } from './estimate.js';
 import type { JobUsage } from './job-usage.js';
 import { medianOfSorted, type SortedSpeeds } from './sorted-median.js';
-import { addJobToSums, emptySums, mergeSums, SUM, type UsageSums } from './usage-sums.js';
+import type { CallerTokens } from './transcripts/transcript-turns.js';
+import { addJobToSums, callerTokensOf, emptySums, mergeSums, SUM, type UsageSums } from './usage-sums.js';
+
+/** The user's `defaults.prices`, over the published table. */
+export type OwnPrices = Readonly<Record<string, ModelPrices>>;
 
 export const GROUPINGS = ['day', 'week', 'month', 'model', 'endpoint', 'repo', 'job'] as const;
 export type Grouping = (typeof GROUPINGS)[number];
@@ -28,17 +32,32 @@ export interface UsageRow {
   readonly verify: { readonly jobs: number; readonly passed: number; readonly fixTurns: number; readonly fixTokens: number };
   readonly medianPromptTokensPerS: number | undefined;
   readonly medianGenerationTokensPerS: number | undefined;
-  readonly estimate: {
-    /** The succeeded jobs' tokens at the compared model's prices. */
-    readonly anthropicUsd: number;
-    /** Tokens the caller read (tool results) and wrote (arguments, the brief among them), by the bytes rule. */
-    readonly callerReadTokens: number;
-    readonly callerWrittenTokens: number;
-    /** What every job (failed ones too) cost the caller. */
+  /** What the jobs cost their callers: measured from the callers' transcripts (src/usage/transcripts). */
+  readonly caller: {
+    /** Jobs whose caller cost was measured, is unknown (with a reason, per job), or was not looked up yet. */
+    readonly measured: number;
+    readonly unknown: number;
+    readonly pending: number;
+    /** The measured jobs' caller turns and tokens (measured). */
+    readonly turns: number;
+    readonly tokens: CallerTokens;
+    /** The callers' models the measured jobs ran on, and those without a price (their jobs have no dollar figures). */
+    readonly models: readonly string[];
+    readonly unpriced: readonly string[];
+  };
+  /** Computed at published prices, over the measured jobs on priced models. */
+  readonly priced: {
+    /** The caller's tokens at its model's prices: every such job, failed ones too. */
     readonly callerUsd: number;
-    readonly savedUsd: number;
+    /** The succeeded jobs' local tokens at their caller's model's prices: what the caller would have paid for them. */
+    readonly localUsd: number;
+    /** localUsd − callerUsd: the net saving (a job that did not succeed saved nothing; its caller cost is a loss). */
+    readonly netUsd: number;
   };
 }
+
+/** The caller's model of a job with a measured caller cost, else '' (its sums are kept apart, never priced). */
+export const callerModelOf = (job: JobUsage): string => (job.caller.cost !== undefined && 'model' in job.caller.cost ? job.caller.cost.model : '');
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
@@ -71,9 +90,11 @@ export interface UsageCell {
   readonly model: string;
   readonly endpoint: string;
   readonly repo: string;
+  /** Not a grouping: a cell's jobs share a caller model, so its sums are priced at one. */
+  readonly callerModel: string;
 }
 
-export const cellOf = (job: JobUsage): UsageCell => ({ day: localDay(new Date(job.createdAt)), model: job.model, endpoint: job.endpoint, repo: job.repo });
+export const cellOf = (job: JobUsage): UsageCell => ({ day: localDay(new Date(job.createdAt)), model: job.model, endpoint: job.endpoint, repo: job.repo, callerModel: callerModelOf(job) });
 
 /** The row a cell's jobs belong to. */
 export function cellKey(cell: UsageCell, by: Exclude<Grouping, 'job'>): string {
@@ -115,15 +136,22 @@ export interface CellBatch {
 }
 
 class RowSum {
-  readonly sums = emptySums();
+  /** By the caller's model ('' for jobs without a measured caller cost). */
+  readonly sums = new Map<string, UsageSums>();
   /** Sorted lists (one per cell, or per month of cells), and the speeds of jobs added one by one. */
   readonly promptLists: SortedSpeeds[] = [];
   readonly generationLists: SortedSpeeds[] = [];
   readonly promptLoose: number[] = [];
   readonly generationLoose: number[] = [];
 
+  private sumsOf(callerModel: string): UsageSums {
+    let sums = this.sums.get(callerModel);
+    if (sums === undefined) this.sums.set(callerModel, (sums = emptySums()));
+    return sums;
+  }
+
   add(job: JobUsage): void {
-    addJobToSums(this.sums, job);
+    addJobToSums(this.sumsOf(callerModelOf(job)), job);
     for (const s of job.promptTokensPerS) this.promptLoose.push(s);
     for (const s of job.generationTokensPerS) this.generationLoose.push(s);
   }
@@ -132,20 +160,39 @@ class RowSum {
   take(cells: readonly CellSum[], merged: CellBatch['merged']): void {
     const lists: readonly SpeedLists[] = merged === undefined ? cells : [merged];
     // By index: a report takes ~400 cells a few times each, mostly before the code is optimised (for-of allocates).
-    for (let i = 0; i < cells.length; i++) mergeSums(this.sums, (cells[i] as CellSum).sums);
+    for (let i = 0; i < cells.length; i++) mergeSums(this.sumsOf((cells[i] as CellSum).cell.callerModel), (cells[i] as CellSum).sums);
     for (let i = 0; i < lists.length; i++) {
       this.promptLists.push((lists[i] as SpeedLists).promptSpeeds);
       this.generationLists.push((lists[i] as SpeedLists).generationSpeeds);
     }
   }
 
-  row(key: string, prices: ModelPrices): UsageRow {
-    const sum = (at: number): number => this.sums[at] as number;
+  /** Each caller model's sums priced at its prices; models without prices are named, not priced. */
+  private priced(own: OwnPrices): { priced: UsageRow['priced']; unpriced: string[] } {
+    let callerUsd = 0;
+    let localUsd = 0;
+    const unpriced: string[] = [];
+    for (const [model, s] of this.sums) {
+      if (model === '') continue;
+      const p = pricesOf(model, own);
+      if (p === undefined) {
+        unpriced.push(model);
+        continue;
+      }
+      // Work that did not succeed saved nothing; what the caller spent on it still counts.
+      const succeeded = { evaluated: s[SUM.succeededEvaluated] as number, cacheWritten: s[SUM.succeededCacheWritten] as number, cached: s[SUM.succeededCached] as number, output: s[SUM.succeededOutput] as number };
+      callerUsd += callerCostUsd(callerTokensOf(s), p);
+      localUsd += localCostUsd(succeeded, p);
+    }
+    return { priced: { callerUsd, localUsd, netUsd: localUsd - callerUsd }, unpriced: unpriced.sort() };
+  }
+
+  row(key: string, own: OwnPrices): UsageRow {
+    const all = emptySums();
+    this.sums.forEach((s) => mergeSums(all, s));
+    const sum = (at: number): number => all[at] as number;
     const prompt = sum(SUM.evaluated) + sum(SUM.cacheWritten) + sum(SUM.cached);
-    // Work that did not succeed saved nothing; what the caller spent on it still counts.
-    const succeeded = { evaluated: sum(SUM.succeededEvaluated), cacheWritten: sum(SUM.succeededCacheWritten), cached: sum(SUM.succeededCached), output: sum(SUM.succeededOutput) };
-    const anthropicUsd = anthropicCostUsd(succeeded, prices);
-    const callerUsd = callerTokensCostUsd(sum(SUM.callerRead), sum(SUM.callerWritten), prices);
+    const { priced, unpriced } = this.priced(own);
     const withLoose = (lists: SortedSpeeds[], loose: number[]): SortedSpeeds[] => (loose.length === 0 ? lists : [...lists, [...loose].sort((a, b) => a - b)]);
     return {
       key,
@@ -161,7 +208,16 @@ class RowSum {
       verify: { jobs: sum(SUM.verifyJobs), passed: sum(SUM.verifyPassed), fixTurns: sum(SUM.fixTurns), fixTokens: sum(SUM.fixTokens) },
       medianPromptTokensPerS: medianOfSorted(withLoose(this.promptLists, this.promptLoose)),
       medianGenerationTokensPerS: medianOfSorted(withLoose(this.generationLists, this.generationLoose)),
-      estimate: { anthropicUsd, callerReadTokens: sum(SUM.callerRead), callerWrittenTokens: sum(SUM.callerWritten), callerUsd, savedUsd: anthropicUsd - callerUsd },
+      caller: {
+        measured: sum(SUM.callerMeasured),
+        unknown: sum(SUM.callerUnknown),
+        pending: sum(SUM.callerPending),
+        turns: sum(SUM.callerTurns),
+        tokens: callerTokensOf(all),
+        models: [...this.sums.keys()].filter((m) => m !== '').sort(),
+        unpriced,
+      },
+      priced,
     };
   }
 }
@@ -175,7 +231,7 @@ export interface UsageTally {
   total(): UsageRow;
 }
 
-export function createUsageTally(by: Grouping, prices: ModelPrices): UsageTally {
+export function createUsageTally(by: Grouping, prices: OwnPrices): UsageTally {
   // Time keys are fixed-width digits, where code-unit order is the locale's; it spares loading ICU's collator (~5 ms).
   const keyOrder = by === 'day' || by === 'week' || by === 'month' ? (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) : (a: string, b: string) => a.localeCompare(b);
   const groups = new Map<string, RowSum>();

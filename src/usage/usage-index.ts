@@ -9,7 +9,7 @@
  * a last line (JSON) holds each job's row.
  *
  * A job's caller.jsonl still grows after it ended (job_status, job_log, from any
- * process); each append is noted in the caller ledger (src/jobs/caller-log.ts).
+ * process); each append is noted in the caller ledger (src/jobs/record/caller-log.ts).
  * A month file remembers how far into the ledger it had read; the jobs noted
  * since are read again (and the month's cells are not used until it is written
  * again). The ledger's size is taken before any job file is read, so everything
@@ -25,14 +25,15 @@ import { dirname, join } from 'node:path';
 import { privateDir, writePrivateFile } from '../coord/private-files.js';
 import { STATE_FILE_FLAGS } from '../coord/regular-file.js';
 import { isJobId, JOB_ID_LENGTH } from '../coord/job-id-shape.js';
-import { callerLedgerFile, usageIndexDir } from '../jobs/caller-log.js';
-import { SortedJobIds } from '../jobs/sorted-job-ids.js';
+import { callerLedgerFile, usageIndexDir } from '../jobs/record/state-paths.js';
+import { SortedJobIds } from '../jobs/record/sorted-job-ids.js';
 import { decodeCells } from './day-cells.js';
 import { isCount, isWholeCount } from './index-rows.js';
 import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
 import { FLOAT_BYTES } from './stored-speeds.js';
 
-const VERSION = 4;
+/** 5: the caller's measured cost per job and per cell (caller model); months of 4 are rebuilt. */
+const VERSION = 5;
 /** A month of a busy year is well under this; a bigger file is not one we wrote. */
 const MAX_MONTH_BYTES = 64 * 1024 * 1024;
 /** The most of the ledger read at once; a month further behind is rebuilt instead. */

@@ -3,19 +3,29 @@
  * merge by adding, so a day's jobs can be summed once, kept in the usage index,
  * and priced at report time with whatever models.yaml says then.
  */
-import { callerTokens } from './estimate.js';
 import type { JobUsage } from './job-usage.js';
+import type { CallerTokens } from './transcripts/transcript-turns.js';
 
 /** Where each sum sits in a row of sums: a flat list merges by one loop, and is stored as it is. */
 export const SUM = {
   succeeded: 0, failed: 1, other: 2, turns: 3, requests: 4, evaluated: 5, cacheWritten: 6, cached: 7, output: 8, gpuMs: 9,
   // The succeeded jobs' tokens: only work that succeeded is priced as saved.
   succeededEvaluated: 10, succeededCacheWritten: 11, succeededCached: 12, succeededOutput: 13,
-  // Caller bytes as tokens, rounded up per job as the estimate counts them.
-  callerRead: 14, callerWritten: 15,
-  verifyJobs: 16, verifyPassed: 17, fixTurns: 18, fixTokens: 19,
+  // The caller's side, measured from its transcripts: jobs measured / unknown / not yet looked up, and the turns and tokens.
+  callerMeasured: 14, callerUnknown: 15, callerPending: 16, callerTurns: 17,
+  callerInput: 18, callerCacheRead: 19, callerCacheWrite5m: 20, callerCacheWrite1h: 21, callerOutput: 22,
+  verifyJobs: 23, verifyPassed: 24, fixTurns: 25, fixTokens: 26,
 } as const;
-const SUM_COUNT = 20;
+const SUM_COUNT = 27;
+
+/** The caller's tokens a row of sums holds. */
+export const callerTokensOf = (s: readonly number[]): CallerTokens => ({
+  input: s[SUM.callerInput] as number,
+  cacheRead: s[SUM.callerCacheRead] as number,
+  cacheWrite5m: s[SUM.callerCacheWrite5m] as number,
+  cacheWrite1h: s[SUM.callerCacheWrite1h] as number,
+  output: s[SUM.callerOutput] as number,
+});
 
 export type UsageSums = number[];
 
@@ -40,8 +50,18 @@ export function addJobToSums(s: UsageSums, job: JobUsage): void {
     add(SUM.succeededCached, job.tokens.cached);
     add(SUM.succeededOutput, job.tokens.output);
   }
-  add(SUM.callerRead, callerTokens(job.caller.resultBytes));
-  add(SUM.callerWritten, callerTokens(job.caller.argsBytes));
+  const cost = job.caller.cost;
+  if (cost === undefined) add(SUM.callerPending, 1);
+  else if ('unknown' in cost) add(SUM.callerUnknown, 1);
+  else {
+    add(SUM.callerMeasured, 1);
+    add(SUM.callerTurns, cost.turns);
+    add(SUM.callerInput, cost.tokens.input);
+    add(SUM.callerCacheRead, cost.tokens.cacheRead);
+    add(SUM.callerCacheWrite5m, cost.tokens.cacheWrite5m);
+    add(SUM.callerCacheWrite1h, cost.tokens.cacheWrite1h);
+    add(SUM.callerOutput, cost.tokens.output);
+  }
   if (job.verify !== undefined) {
     add(SUM.verifyJobs, 1);
     if (job.verify.passed) add(SUM.verifyPassed, 1);

@@ -9,10 +9,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normaliseRequest } from '../../src/shim/normalise.js';
+import { normaliseRequest } from '../../src/shim/body/normalise.js';
 import { isAnthropicErrorType } from '../../src/shim/translate/anthropic-error.js';
 import { createStreamErrorRewriter } from '../../src/shim/translate/stream-error-rewriter.js';
-import { createSseUsageTracker } from '../../src/shim/usage.js';
+import { createSseUsageTracker } from '../../src/shim/body/usage.js';
 
 type Msg = { role: unknown; content?: unknown };
 

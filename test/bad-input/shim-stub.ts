@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { BackendKind } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
-import type { RequestLog, RequestLogEntry } from '../../src/shim/request-log.js';
+import type { RequestLog, RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 
 export type StubHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void;

@@ -11,7 +11,7 @@ import { chmodSync, copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync 
 import { join, resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { runCli, type CliResult } from '../cli/cli-process.js';
 import { makeRecord, seedJob } from '../dashboard/fixtures.js';
 import { connect, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';

@@ -1,5 +1,5 @@
 /**
- * The core end-to-end set on every tested Claude Code release (src/jobs/claude-code-range.ts), each run through
+ * The core end-to-end set on every tested Claude Code release (src/jobs/claude/claude-code-range.ts), each run through
  * `defaults.claude_code_path` in models.yaml: the built localagents over stdio (official MCP Client), a strict-Qwen
  * simulator (it renders the real Qwen3.5 template and refuses what a real llama-server with it refuses).
  *
@@ -11,8 +11,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { claudeVersion } from '../../src/jobs/claude-binary.js';
-import { COMPACTS_FROM, SANDBOX_FROM, compactsOnOverflow, compareVersions, parseClaudeVersion, sandboxesSafely } from '../../src/jobs/claude-code-range.js';
+import { claudeVersion } from '../../src/jobs/claude/claude-binary.js';
+import { COMPACTS_FROM, SANDBOX_FROM, compactsOnOverflow, compareVersions, parseClaudeVersion, sandboxesSafely } from '../../src/jobs/claude/claude-code-range.js';
 import { gitOut } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';

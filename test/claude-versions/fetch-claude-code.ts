@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compareVersions } from '../../src/jobs/claude-code-range.js';
+import { compareVersions } from '../../src/jobs/claude/claude-code-range.js';
 
 const FIRST_NATIVE = '2.1.110';
 

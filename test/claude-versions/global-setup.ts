@@ -1,10 +1,10 @@
 /**
- * Vitest global setup of the Claude Code version matrix: every tested release (src/jobs/claude-code-range.ts),
+ * Vitest global setup of the Claude Code version matrix: every tested release (src/jobs/claude/claude-code-range.ts),
  * fetched into the cache on first use, handed to the test files through provide/inject. LOCALAGENTS_CLAUDE_VERSIONS
  * (comma-separated) runs the set on other releases instead, as when looking for the oldest one that works.
  */
 import type { TestProject } from 'vitest/node';
-import { TESTED_CLAUDE_CODE } from '../../src/jobs/claude-code-range.js';
+import { TESTED_CLAUDE_CODE } from '../../src/jobs/claude/claude-code-range.js';
 import { ensureClaudeCode } from './fetch-claude-code.js';
 
 export interface ClaudeCodeUnderTest {

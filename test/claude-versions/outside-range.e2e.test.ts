@@ -1,10 +1,10 @@
 /**
  * A real Claude Code older than the supported range (1.0.124, the newest release before 1.0.126): `doctor` fails its
  * check with the tested versions, and a job on it fails the way that warning says — the CLI refuses a flag the Agent
- * SDK passes. What the range's floor in src/jobs/claude-code-range.ts rests on, shown on the real binary.
+ * SDK passes. What the range's floor in src/jobs/claude/claude-code-range.ts rests on, shown on the real binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TESTED_CLAUDE_CODE } from '../../src/jobs/claude-code-range.js';
+import { TESTED_CLAUDE_CODE } from '../../src/jobs/claude/claude-code-range.js';
 import { runCli } from '../cli/cli-process.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { startSimulator, type Simulator } from '../sim/index.js';

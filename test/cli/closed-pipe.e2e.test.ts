@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { makeRecord } from '../dashboard/fixtures.js';
 import { BIN } from '../e2e/harness.js';
 

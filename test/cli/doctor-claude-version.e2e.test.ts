@@ -1,6 +1,6 @@
 /**
  * `localagents doctor` on the Claude Code it would use (defaults.claude_code_path): inside the tested range it says
- * so; outside it warns with the tested versions (src/jobs/claude-code-range.ts), and an older release than the oldest
+ * so; outside it warns with the tested versions (src/jobs/claude/claude-code-range.ts), and an older release than the oldest
  * supported fails the check. The Claude Codes here are fakes that print a version as the real one does
  * ("2.1.332 (Claude Code)"); test/claude-versions/outside-range.e2e.test.ts does the same with a real old release.
  * The README states the same range.
@@ -8,7 +8,7 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPACTS_FROM, NEWEST_TESTED, OLDEST_SUPPORTED, TESTED_CLAUDE_CODE, testedRangeText } from '../../src/jobs/claude-code-range.js';
+import { COMPACTS_FROM, NEWEST_TESTED, OLDEST_SUPPORTED, TESTED_CLAUDE_CODE, testedRangeText } from '../../src/jobs/claude/claude-code-range.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeDirs, REPO_ROOT, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { runCli } from './cli-process.js';

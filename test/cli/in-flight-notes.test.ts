@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createInFlightNotes } from '../../src/cli/follow/in-flight-notes.js';
-import type { InFlightRequest, JobRecord } from '../../src/jobs/job-record.js';
+import type { InFlightRequest, JobRecord } from '../../src/jobs/record/job-record.js';
 
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const at = (s: number): Date => new Date(T0 + s * 1000);

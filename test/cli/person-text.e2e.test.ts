@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { makeRecord, seedJob } from '../dashboard/fixtures.js';
 import { startSimulator, type Simulator } from '../sim/index.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cancelInbox, STALE_REQUEST_MS, takeCancelRequests } from '../../src/coord/cancel-requests.js';
-import { newJobId } from '../../src/jobs/job-id.js';
+import { newJobId } from '../../src/jobs/record/job-id.js';
 
 describe('the cancel inbox', () => {
   it('removes a stale forged request, and leaves a symbolic link, a folder, a fresh request and other names alone', async () => {

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
-import type { JobRecord, JobStatus } from '../../src/jobs/job-record.js';
+import type { JobRecord, JobStatus } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeTestApp, type TestApp } from './dashboard-app.js';

@@ -4,10 +4,10 @@
  * dashboard reads exactly what a real job leaves behind.
  */
 import { appendFile } from 'node:fs/promises';
-import { newJobId } from '../../src/jobs/job-id.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import type { JobStore } from '../../src/jobs/job-store.js';
-import type { RequestLogEntry } from '../../src/shim/request-log.js';
+import { newJobId } from '../../src/jobs/record/job-id.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import type { JobStore } from '../../src/jobs/record/job-store.js';
+import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 
 export function makeRecord(overrides: Partial<JobRecord> & { created?: Date } = {}): JobRecord {
   const { created = new Date(), ...rest } = overrides;

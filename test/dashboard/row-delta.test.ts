@@ -1,6 +1,6 @@
 /** What a connected page is sent of the job rows: everything once, then only what changed or went away. */
 import { describe, expect, it } from 'vitest';
-import { jobListRow } from '../../src/jobs/job-facts.js';
+import { jobListRow } from '../../src/jobs/view/job-facts.js';
 import { fullRowsEvent, rowDelta } from '../../src/dashboard/row-delta.js';
 import { makeRecord } from './fixtures.js';
 

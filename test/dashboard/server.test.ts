@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeTestApp, type TestApp } from './dashboard-app.js';

@@ -1,6 +1,6 @@
 /** Runs the bundled Claude Code binary headless (`claude -p`), as a user would from a shell. */
 import { spawn } from 'node:child_process';
-import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
+import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
 
 export interface ClaudeRun {
   readonly code: number | null;

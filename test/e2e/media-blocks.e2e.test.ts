@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { canon, prefixReuse } from '../../bench/parts/prefix-stability.js';
 import { createShimServer } from '../../src/shim/server.js';
-import { createRequestLog, type RequestLogEntry } from '../../src/shim/request-log.js';
+import { createRequestLog, type RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
-import { createRequestLog } from '../../src/shim/request-log.js';
+import { createRequestLog } from '../../src/shim/request-log/request-log.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';

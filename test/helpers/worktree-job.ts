@@ -4,9 +4,9 @@
  * record saved in the store, finished half a day ago.
  */
 import { join } from 'node:path';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import type { JobStore } from '../../src/jobs/job-store.js';
-import { finishWorktree, prepareWorktree, type PreparedWorktree } from '../../src/jobs/worktree.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import type { JobStore } from '../../src/jobs/record/job-store.js';
+import { finishWorktree, prepareWorktree, type PreparedWorktree } from '../../src/jobs/git/worktree.js';
 import { makeRecord, seedJob } from '../dashboard/fixtures.js';
 
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
 /** Numbers and durations as the status area and the reports print them. */
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDuration } from '../../src/jobs/amounts.js';
+import { formatCount, formatDuration } from '../../src/jobs/view/amounts.js';
 
 describe('formatCount', () => {
   it.each([

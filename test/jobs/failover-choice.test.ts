@@ -1,10 +1,10 @@
-/** Where a running job may move when its endpoint stops serving its model (src/jobs/failover-choice.ts), and the words when nowhere. */
+/** Where a running job may move when its endpoint stops serving its model (src/jobs/placement/failover-choice.ts), and the words when nowhere. */
 import { describe, expect, it } from 'vitest';
 import type { EndpointProbe } from '../../src/backends/types.js';
 import { defaultsSchema, type Config, type Endpoint } from '../../src/config/schema.js';
-import { chooseMove, type MoveInput } from '../../src/jobs/failover-choice.js';
-import { toldWindow } from '../../src/jobs/failover.js';
-import { sameModelRule } from '../../src/jobs/same-model.js';
+import { chooseMove, type MoveInput } from '../../src/jobs/placement/failover-choice.js';
+import { toldWindow } from '../../src/jobs/session/failover.js';
+import { sameModelRule } from '../../src/jobs/placement/same-model.js';
 import { resolveModel } from '../../src/registry/resolve.js';
 import type { EndpointLoad } from '../../src/registry/slot-use.js';
 

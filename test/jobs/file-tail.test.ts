@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createFileTail } from '../../src/jobs/file-tail.js';
+import { createFileTail } from '../../src/jobs/tracking/file-tail.js';
 
 describe('createFileTail', () => {
   const dir = mkdtempSync(join(tmpdir(), 'la-tail-'));

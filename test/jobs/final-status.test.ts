@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { finalStatus, type RunEnd } from '../../src/jobs/final-status.js';
-import type { BackendErrorEvent } from '../../src/jobs/job-record.js';
+import { finalStatus, type RunEnd } from '../../src/jobs/session/final-status.js';
+import type { BackendErrorEvent } from '../../src/jobs/record/job-record.js';
 
 const base: RunEnd = { stopReason: undefined, timeoutS: 60, resultError: undefined, finished: false, lastBackendError: undefined };
 const backend: BackendErrorEvent = {

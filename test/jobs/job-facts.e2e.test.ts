@@ -17,12 +17,12 @@ import { LIVE_FACTS, statusLines } from '../../src/cli/follow/status-lines.js';
 import { jobReport } from '../../src/cli/format-job.js';
 import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
 import { NO_PRICE_SETTINGS } from '../../src/config/price-settings.js';
-import { formatCount, formatDuration } from '../../src/jobs/amounts.js';
-import { FACT_ORDER, jobFacts, type FactKey, type JobFacts } from '../../src/jobs/job-facts.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import { formatCount, formatDuration } from '../../src/jobs/view/amounts.js';
+import { FACT_ORDER, jobFacts, type FactKey, type JobFacts } from '../../src/jobs/view/job-facts.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { jobSummary } from '../../src/mcp/job-view.js';
-import type { JobDetail } from '../../src/jobs/job-detail.js';
+import type { JobDetail } from '../../src/jobs/view/job-detail.js';
 import { jobUsageSummary } from '../../src/usage/job-summary.js';
 import { findChromium } from '../helpers/find-chromium.js';
 import { makeRepo } from '../helpers/git-repo.js';
@@ -167,7 +167,7 @@ describe('the facts of a real job, rendered for the calling model and for a pers
     const record = records.get(status);
     expect(record?.status).toBe(status);
     // The usage line as job_status and show add it, from the job's own logs.
-    const usage = (await jobUsageSummary(record!, app.store.paths(record!.id), NO_PRICE_SETTINGS)).text;
+    const usage = (await jobUsageSummary(record!, app.store, NO_PRICE_SETTINGS)).text;
     const facts = jobFacts(record!, usage);
     const present = FACT_ORDER.filter((key) => facts[key] !== undefined);
     expect(present).toContain('usage');

@@ -1,5 +1,5 @@
 /**
- * The job id listing (src/jobs/job-id-listing.ts): the ids of <state>/jobs from a kept listing while the folder
+ * The job id listing (src/jobs/record/job-id-listing.ts): the ids of <state>/jobs from a kept listing while the folder
  * is unchanged, and never a stale or damaged one. Real folders; a folder "settles" by having its time set back,
  * as time passing would.
  */
@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { jobIdListingFile, listJobIds } from '../../src/jobs/job-id-listing.js';
+import { jobIdListingFile, listJobIds } from '../../src/jobs/record/job-id-listing.js';
 
 const ids = ['20261101-080000-aaaaaaaaaaaa', '20261202-090000-bbbbbbbbbbbb', '20261203-100000-cccccccccccc'];
 

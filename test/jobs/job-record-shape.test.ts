@@ -1,11 +1,11 @@
-// The job record's read-time shape (src/jobs/job-record-shape.ts, generated) against its zod schema: the
+// The job record's read-time shape (src/jobs/record/job-record-shape.ts, generated) against its zod schema: the
 // committed file is what the schema generates, and both accept and refuse the same records.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { jobRecordShapeSource, SHAPE_FILE } from '../../scripts/gen-shapes.js';
 import { finishedRecord } from '../../bench/parts/job-records.js';
-import { jobRecordSchema } from '../../src/jobs/job-record-schema.js';
-import { JOB_RECORD_SHAPE } from '../../src/jobs/job-record-shape.js';
+import { jobRecordSchema } from '../../src/jobs/record/job-record-schema.js';
+import { JOB_RECORD_SHAPE } from '../../src/jobs/record/job-record-shape.js';
 import { checkShape } from '../../src/json-shape.js';
 
 const zodProblem = (value: unknown): string | undefined => {
@@ -16,7 +16,7 @@ const zodProblem = (value: unknown): string | undefined => {
 };
 
 describe('the job record shape', () => {
-  it('is what npm run gen:shapes writes from the schema (run it after changing src/jobs/job-record-schema.ts)', () => {
+  it('is what npm run gen:shapes writes from the schema (run it after changing src/jobs/record/job-record-schema.ts)', () => {
     expect(readFileSync(SHAPE_FILE, 'utf8')).toBe(jobRecordShapeSource());
   });
 

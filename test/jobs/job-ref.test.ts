@@ -1,7 +1,7 @@
 /** What a person may type for a job: full id, `last`, or a unique prefix of the id or of its random part. */
 import { describe, expect, it } from 'vitest';
-import { resolveJobRef } from '../../src/jobs/job-ref.js';
-import { SortedJobIds } from '../../src/jobs/sorted-job-ids.js';
+import { resolveJobRef } from '../../src/jobs/record/job-ref.js';
+import { SortedJobIds } from '../../src/jobs/record/sorted-job-ids.js';
 
 const IDS = SortedJobIds.of(['20261129-111500-7gk2mq4xrz9d', '20261129-111501-7gzzzzzzzzzz', '20261130-090000-abcdefghjkmn']);
 

@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newJobId } from '../../src/jobs/job-id.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { newJobId } from '../../src/jobs/record/job-id.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { jobReport } from '../../src/cli/format-job.js';
 import { jobSummary } from '../../src/mcp/job-view.js';
 

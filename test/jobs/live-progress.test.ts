@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { ollamaError } from '../sim/ollama-stream.js';
 import { endpointYaml, ok, startInProcess, textOf, until, type InProcess } from '../reliability/in-process.js';

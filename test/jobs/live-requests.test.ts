@@ -4,9 +4,9 @@
  * the shim's own request progress fed the bytes a llama.cpp stream carries, on a clock the test moves.
  */
 import { describe, expect, it } from 'vitest';
-import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS } from '../../src/jobs/live-requests.js';
-import type { RequestLogEntry } from '../../src/shim/request-log.js';
-import { createRequestProgress, type RequestProgress } from '../../src/shim/request-progress.js';
+import { createLiveRequests, DEFAULT_LIVE_THRESHOLDS } from '../../src/jobs/tracking/live-requests.js';
+import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
+import { createRequestProgress, type RequestProgress } from '../../src/shim/progress/request-progress.js';
 
 function clock(): { now: () => number; advance(s: number): void } {
   let t = 1_000_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import { watchRecord } from '../../src/jobs/other-process-jobs.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import { watchRecord } from '../../src/jobs/queue/other-process-jobs.js';
 import { createLogger } from '../../src/log.js';
 
 describe("another process's job", () => {

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { statusLines } from '../../src/cli/follow/status-lines.js';
 import { jobReport } from '../../src/cli/format-job.js';
-import { jobListRow } from '../../src/jobs/job-facts.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import { jobListRow } from '../../src/jobs/view/job-facts.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { jobSummary } from '../../src/mcp/job-view.js';
 
 const since = new Date(Date.now() - 100_000).toISOString();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EndpointProbe } from '../../src/backends/types.js';
 import type { Endpoint } from '../../src/config/schema.js';
 import { capacityOf } from '../../src/backends/capacity.js';
-import { place } from '../../src/jobs/placement.js';
+import { place } from '../../src/jobs/placement/placement.js';
 import { slotUse, type EndpointLoad } from '../../src/registry/slot-use.js';
 import type { Candidate } from '../../src/registry/resolve.js';
 

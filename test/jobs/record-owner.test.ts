@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { selfIdentity } from '../../src/coord/process-identity.js';
-import { newJobId } from '../../src/jobs/job-id.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { newJobId } from '../../src/jobs/record/job-id.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 
 function running(id: string, owner: { pid: number; start?: string }): JobRecord {
   return {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import { newQueuedRecord } from '../../src/jobs/new-job.js';
-import { createRecordSaver, SAVE_RETRY_MS } from '../../src/jobs/record-saver.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import { newQueuedRecord } from '../../src/jobs/queue/new-job.js';
+import { createRecordSaver, SAVE_RETRY_MS } from '../../src/jobs/record/record-saver.js';
 import { createLogger } from '../../src/log.js';
 
 const settings = { cwd: '/tmp/x', isolation: 'none', permissionMode: 'acceptEdits', maxTurns: undefined, timeoutS: 60, allowedTools: [], disallowedTools: [], settingSources: [] } as unknown as Parameters<typeof newQueuedRecord>[0]['settings'];

@@ -1,8 +1,8 @@
 /** Speed and cache numbers of the live display, from requests.jsonl lines as the shim writes them. */
 import { describe, expect, it } from 'vitest';
-import { lastRequest, requestStats } from '../../src/jobs/request-stats.js';
+import { lastRequest, requestStats } from '../../src/jobs/tracking/request-stats.js';
 
-// Shaped like the shim's RequestLogEntry (src/shim/request-log.ts).
+// Shaped like the shim's RequestLogEntry (src/shim/request-log/request-log.ts).
 const line = (over: Record<string, unknown>): string =>
   JSON.stringify({
     t: '2026-11-29T11:00:00.000Z', path: '/v1/messages', method: 'POST', model: 'qwen', messages: 3, tools: 12, stream: true,

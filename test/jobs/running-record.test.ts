@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointProbe } from '../../src/backends/types.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
-import { runningRecord } from '../../src/jobs/running-record.js';
-import type { PreparedWorktree } from '../../src/jobs/worktree.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
+import { runningRecord } from '../../src/jobs/queue/running-record.js';
+import type { PreparedWorktree } from '../../src/jobs/git/worktree.js';
 import type { Candidate } from '../../src/registry/resolve.js';
 
 const queued = { id: 'j', status: 'queued', warnings: ['from the request'], queue: { position: 2, waiting_for: 'a slot' }, model: { requested: 'qwen', menu_entry: 'qwen' } } as unknown as JobRecord;

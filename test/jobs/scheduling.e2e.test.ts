@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';

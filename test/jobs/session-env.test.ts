@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSessionEnv, compactThreshold, compactionWarning, maxOutputTokensFor } from '../../src/jobs/session-env.js';
+import { buildSessionEnv, compactThreshold, compactionWarning, maxOutputTokensFor } from '../../src/jobs/claude/session-env.js';
 
 describe('maxOutputTokensFor', () => {
   it.each([

@@ -1,9 +1,9 @@
 /**
- * Job ids kept end to end in one string (src/jobs/sorted-job-ids.ts) against the
+ * Job ids kept end to end in one string (src/jobs/record/sorted-job-ids.ts) against the
  * same ids as an array: every way a report or a lookup reads them.
  */
 import { describe, expect, it } from 'vitest';
-import { SortedJobIds } from '../../src/jobs/sorted-job-ids.js';
+import { SortedJobIds } from '../../src/jobs/record/sorted-job-ids.js';
 
 const ids = ['20261101-080000-aaaaaaaaaaaa', '20261202-090000-bbbbbbbbbbbb', '20261203-100000-cccccccccccc', '20261203-100001-dddddddddddd'];
 const sorted = SortedJobIds.of(ids);

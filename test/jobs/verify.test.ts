@@ -7,7 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { bwrapArgs } from '../../src/jobs/verify/check-sandbox.js';
 import { verificationLine, type Verification } from '../../src/jobs/verify/record.js';
 import { runCheck, TAIL_CHARS } from '../../src/jobs/verify/run-check.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync, readFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishWorktree, prepareWorktree } from '../../src/jobs/worktree.js';
+import { finishWorktree, prepareWorktree } from '../../src/jobs/git/worktree.js';
 import { gitOut, makeRepo } from '../helpers/git-repo.js';
 
 const wtDir = (): string => mkdtempSync(join(tmpdir(), 'la-wts-'));

@@ -12,8 +12,8 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { claudeEnv } from '../e2e/claude-cli.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { bundledClaudePath } from '../../src/jobs/claude-binary.js';
+import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
 import { BUNDLE, bundleText } from '../../scripts/bundle.mjs';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FINISHED, type JobStatus } from '../../src/jobs/job-record.js';
+import { FINISHED, type JobStatus } from '../../src/jobs/record/job-record.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
 
 export interface RequestLine {

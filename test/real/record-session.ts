@@ -13,7 +13,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { bundledClaudePath, claudeVersion } from '../../src/jobs/claude-binary.js';
+import { bundledClaudePath, claudeVersion } from '../../src/jobs/claude/claude-binary.js';
 import { claudeEnv, runClaudeP } from '../e2e/claude-cli.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { startSimulator } from '../sim/index.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { explainBackendError } from '../../src/shim/translate/error-catalogue.js';
-import { createRequestLog } from '../../src/shim/request-log.js';
+import { createRequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { sourceCommit } from './build-llama-server.js';
 import { startTestServer } from './server-for-test.js';

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createApp, type App } from '../../src/app.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { createLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/mcp/tool-result.js';

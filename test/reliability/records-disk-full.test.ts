@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { createLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { baseEnv, endpointYaml, makeDirs, ok, startInProcess, until, type Dirs, type InProcess } from './in-process.js';

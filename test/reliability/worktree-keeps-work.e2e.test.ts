@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorktreeInfo } from '../../src/jobs/job-record.js';
+import type { WorktreeInfo } from '../../src/jobs/record/job-record.js';
 import { gitOut } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { endpointYaml, ok, startInProcess, type InProcess } from './in-process.js';

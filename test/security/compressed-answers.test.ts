@@ -14,7 +14,7 @@ import * as zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProber } from '../../src/backends/probe.js';
 import { silentLogger } from '../../src/log.js';
-import { createRequestLog } from '../../src/shim/request-log.js';
+import { createRequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { claudeEnv, runClaudeP } from '../e2e/claude-cli.js';
 import { makeRepo } from '../helpers/git-repo.js';

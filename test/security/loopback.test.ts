@@ -10,7 +10,7 @@ import { startDashboard } from '../../src/dashboard/server.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { serveHttp } from '../../src/mcp/transports.js';
-import { nullRequestLog } from '../../src/shim/request-log.js';
+import { nullRequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { createApp, type App } from '../../src/app.js';
 import { baseEnv, makeDirs } from '../reliability/in-process.js';

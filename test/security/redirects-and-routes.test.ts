@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { nullRequestLog } from '../../src/shim/request-log.js';
+import { nullRequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { claudeEnv, runClaudeP } from '../e2e/claude-cli.js';
 import { connect, makeDirs, writeConfig, type Connected } from '../e2e/harness.js';

@@ -10,13 +10,13 @@
  * What Claude Code itself sees is read from its own Bash tool: settings `env`
  * is applied to Claude Code's process environment, which its tools inherit
  * (the same values decided the wire in the measurements behind
- * src/jobs/pinned-settings.ts). Needs the sandbox (bubblewrap and socat): the dump runs through defaults.sandbox.unsandboxed_commands.
+ * src/jobs/claude/pinned-settings.ts). Needs the sandbox (bubblewrap and socat): the dump runs through defaults.sandbox.unsandboxed_commands.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxOutputTokensFor } from '../../src/jobs/session-env.js';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import { maxOutputTokensFor } from '../../src/jobs/claude/session-env.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { endpointYaml, makeDirs, ok, startInProcess, type InProcess } from '../reliability/in-process.js';
 

@@ -17,7 +17,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { missingPieces } from '../../src/jobs/sandbox/preflight.js';
 import { BIN } from '../e2e/harness.js';
 import { makeRepo } from '../helpers/git-repo.js';

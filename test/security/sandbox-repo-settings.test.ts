@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../src/jobs/job-record.js';
+import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { missingPieces } from '../../src/jobs/sandbox/preflight.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { endpointYaml, makeDirs, ok, readRecord, startInProcess, type InProcess } from '../reliability/in-process.js';

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { nullRequestLog } from '../../src/shim/request-log.js';
+import { nullRequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { nullRequestLog } from '../../src/shim/request-log.js';
+import { nullRequestLog } from '../../src/shim/request-log/request-log.js';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { connect, makeDirs, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
 import { json, startHostileServer, type HostileServer } from './hostile-server.js';

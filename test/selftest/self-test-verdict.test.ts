@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobRecord, WorktreeInfo } from '../../src/jobs/job-record.js';
+import type { JobRecord, WorktreeInfo } from '../../src/jobs/record/job-record.js';
 import { judgeSelfTestJob, SELFTEST_CONTENT, SELFTEST_FILE, SELFTEST_RESULT } from '../../src/selftest/self-test-verdict.js';
 import { createStageLog } from '../../src/selftest/stages.js';
 import { makeRecord } from '../dashboard/fixtures.js';

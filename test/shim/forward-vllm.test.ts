@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import type { RequestLogEntry } from '../../src/shim/request-log.js';
+import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { capturedBody } from './rewrite/fixtures.js';

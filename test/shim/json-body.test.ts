@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readBodyView, writeBody } from '../../src/shim/json-body.js';
-import { normaliseRequest } from '../../src/shim/normalise.js';
+import { readBodyView, writeBody } from '../../src/shim/json/json-body.js';
+import { normaliseRequest } from '../../src/shim/body/normalise.js';
 import { capturedSession } from './rewrite/fixtures.js';
 
 const SESSIONS = ['auto-compaction-32k-window-8k-output', 'sdk-mid-conversation-system-messages', 'session-8-tool-turns', 'session-write-bash-3-turns'];

@@ -15,7 +15,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import type { RequestLogEntry } from '../../src/shim/request-log.js';
+import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 
 /** What the backend does with a request that arrives on a socket that already carried an answer. */

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normaliseRequest } from '../../src/shim/normalise.js';
+import { normaliseRequest } from '../../src/shim/body/normalise.js';
 import { foldSystemMessages } from '../../src/shim/rewrite/fold-system-messages.js';
 import { blocksOf, view, type BlockView, type MessageView } from './rewrite/fixtures.js';
 

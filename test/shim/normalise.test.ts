@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normaliseRequest } from '../../src/shim/normalise.js';
+import { normaliseRequest } from '../../src/shim/body/normalise.js';
 import { blocksOf, capturedBody, view } from './rewrite/fixtures.js';
 
 describe('normaliseRequest on captured Claude Code requests', () => {

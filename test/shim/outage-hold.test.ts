@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EndpointProbe, ServedModel } from '../../src/backends/types.js';
 import { createRouteOutage, durationWords, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
-import { sameModelRule } from '../../src/jobs/same-model.js';
+import { sameModelRule } from '../../src/jobs/placement/same-model.js';
 
 const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 

@@ -1,6 +1,6 @@
 /** PDF text extraction with unpdf, on real PDFs made by the test helper: each bound and each failure says what happened. */
 import { describe, expect, it } from 'vitest';
-import { createPdfTextCache, extractPdfText, PDF_LIMITS } from '../../src/shim/pdf-text.js';
+import { createPdfTextCache, extractPdfText, PDF_LIMITS } from '../../src/shim/body/pdf-text.js';
 import { makeEncryptedPdf, makePdf } from '../helpers/media-files.js';
 
 const b64 = (b: Buffer): string => b.toString('base64');

@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/request-progress.js';
+import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/progress/request-progress.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type SimulatorOptions } from '../sim/index.js';

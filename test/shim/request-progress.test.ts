@@ -7,9 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import type { RequestLogEntry } from '../../src/shim/request-log.js';
-import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/request-progress.js';
-import { findRepetition } from '../../src/shim/repetition.js';
+import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
+import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/progress/request-progress.js';
+import { findRepetition } from '../../src/shim/progress/repetition.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type Script, type SimFlavor } from '../sim/index.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createSseUsageTracker, usageFromJson, type UsageResult } from '../../src/shim/usage.js';
+import { createSseUsageTracker, usageFromJson, type UsageResult } from '../../src/shim/body/usage.js';
 import { llamaHttp, llamaStream } from './rewrite/fixtures.js';
 
 function track(chunks: readonly Buffer[]): UsageResult {

@@ -1,31 +1,13 @@
-// Imports in src/ flow one way down the layers written in ./layers.ts. Every import counts: values, types,
-// re-exports and dynamic import().
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+// Imports in src/ flow one way down the layers written in ./layers.ts (and, inside jobs/ and shim/, down their
+// sub-layers), and no import circle exists anywhere in src/, even inside one folder. Every import counts: values,
+// types, re-exports and dynamic import().
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { LAYERS } from './layers.js';
+import { circlesIn, importsOf, layerRule, sourceFiles, type ImportEdge } from './import-graph.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.c?ts$/.test(entry.name) ? [path] : [];
-  });
-}
-
-/** The unit a file in src/ belongs to: its top folder, or its own name for a top-level file. */
-function unitOf(file: string): string {
-  const parts = relative(SRC, file).split(sep);
-  return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.c?ts$/, '');
-}
-
-function layerOf(unit: string): number {
-  return LAYERS.findIndex((layer) => layer.includes(unit));
-}
 
 interface Violation {
   file: string;
@@ -34,36 +16,63 @@ interface Violation {
 }
 
 function violationsIn(file: string, text: string): Violation[] {
-  const from = unitOf(file);
-  const fromLayer = layerOf(from);
-  const name = relative(SRC, file);
-  if (fromLayer < 0) return [{ file: name, specifier: '', rule: `unit "${from}" is not in test/structure/layers.ts` }];
-  const imported = ts.preProcessFile(text, true, true).importedFiles.map((ref) => ref.fileName);
-  return imported.flatMap((specifier): Violation[] => {
-    if (!specifier.startsWith('.')) return [];
-    const target = resolve(dirname(file), specifier);
-    if (!target.startsWith(SRC + sep)) return [{ file: name, specifier, rule: 'imports from outside src/' }];
-    const to = unitOf(target.replace(/\.js$/, '.ts').replace(/\.cjs$/, '.cts'));
-    if (to === from) return [];
-    const toLayer = layerOf(to);
-    if (toLayer < 0) return [{ file: name, specifier, rule: `unit "${to}" is not in test/structure/layers.ts` }];
-    if (toLayer > fromLayer) return [];
-    const rule = toLayer === fromLayer ? `${from} and ${to} are siblings in one layer` : `${from} sits below ${to}`;
-    return [{ file: name, specifier, rule: `${rule}: ${from} must not import ${to}` }];
+  return importsOf(file, text).flatMap(({ specifier, target }): Violation[] => {
+    const rule = layerRule(SRC, file, target);
+    return rule === undefined ? [] : [{ file: relative(SRC, file), specifier, rule }];
   });
 }
 
+const graphOf = (files: Record<string, string>): Map<string, ImportEdge[]> =>
+  new Map(Object.entries(files).map(([name, text]) => [join(SRC, name), importsOf(join(SRC, name), text)]));
+
 describe('layering of src/', () => {
+  const texts = Object.fromEntries(sourceFiles(SRC).map((file) => [relative(SRC, file), readFileSync(file, 'utf8')]));
+
   it('has no import that runs against the layer order', () => {
-    const violations = sourceFiles(SRC).flatMap((file) => violationsIn(file, readFileSync(file, 'utf8')));
-    const lines = violations.map((v) => `${v.file} imports '${v.specifier}' — ${v.rule}`);
-    expect(lines).toEqual([]);
+    const violations = Object.entries(texts).flatMap(([name, text]) => violationsIn(join(SRC, name), text));
+    expect(violations.map((v) => `${v.file} imports '${v.specifier}' — ${v.rule}`)).toEqual([]);
+  });
+
+  it('has no import circle', () => {
+    expect(circlesIn(SRC, graphOf(texts))).toEqual([]);
   });
 
   it('names the file, the import and the rule for an upward import', () => {
     const file = join(SRC, 'config', 'example.ts');
-    expect(violationsIn(file, "import type { JobRecord } from '../jobs/job-record.js';\n")).toEqual([
-      { file: join('config', 'example.ts'), specifier: '../jobs/job-record.js', rule: 'config sits below jobs: config must not import jobs' },
+    expect(violationsIn(file, "import type { JobRecord } from '../jobs/record/job-record.js';\n")).toEqual([
+      { file: join('config', 'example.ts'), specifier: '../jobs/record/job-record.js', rule: 'config sits below jobs: config must not import jobs' },
     ]);
+  });
+
+  it('names an upward import between the sub-layers of one folder', () => {
+    const file = join(SRC, 'jobs', 'record', 'example.ts');
+    expect(violationsIn(file, "import { jobFacts } from '../view/job-facts.js';\n")).toEqual([
+      { file: join('jobs', 'record', 'example.ts'), specifier: '../view/job-facts.js', rule: 'jobs/record sits below jobs/view: jobs/record must not import jobs/view' },
+    ]);
+  });
+
+  it('names every file of a circle inside one folder and the names that tie it', () => {
+    const circles = circlesIn(
+      SRC,
+      graphOf({
+        'jobs/record/a.ts': "import { b } from './b.js';\nexport const a = 1;\n",
+        'jobs/record/b.ts': "import type { C } from './c.js';\nexport const b = 2;\n",
+        'jobs/record/c.ts': "export { a as default } from './a.js';\nexport type C = number;\n",
+        'jobs/record/d.ts': "import { a } from './a.js';\n",
+      }),
+    );
+    expect(circles).toEqual(['jobs/record/a.ts → jobs/record/b.ts (b) → jobs/record/c.ts (type C) → jobs/record/a.ts (a)']);
+  });
+
+  it('finds a circle through a dynamic import and one of a file with itself', () => {
+    const circles = circlesIn(
+      SRC,
+      graphOf({
+        'usage/x.ts': "export async function x() { return import('./y.js'); }\n",
+        'usage/y.ts': "import { x } from './x.js';\n",
+        'usage/z.ts': "import * as self from './z.js';\n",
+      }),
+    );
+    expect(circles).toEqual(['usage/x.ts → usage/y.ts (import()) → usage/x.ts (x)', 'usage/z.ts → usage/z.ts (* as self)']);
   });
 });

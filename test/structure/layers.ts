@@ -21,3 +21,25 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['path-errors'],
   ['errors', 'net', 'secrets', 'printable', 'json-shape'],
 ];
+
+// Inside a folder named here, its sub-folders are layered the same way; `.` is the folder's own top-level files.
+// Anything outside the folder sees it as one unit.
+export const SUB_LAYERS: Readonly<Record<string, readonly (readonly string[])[]>> = {
+  jobs: [
+    ['view'], // a job's facts and the person's wording of them
+    ['queue'], // the manager: enqueue, queue, launch; the jobs of this and other processes
+    ['session'], // one job's run: request, Claude Code session, failover, final status
+    ['verify'], // the check that must pass before a job may end
+    ['sandbox'], // the sandbox around the session's Bash
+    ['tracking'], // what a running session does: observer, tallies, live requests
+    ['claude', 'git', 'placement'], // Claude Code binary and settings; worktrees and merges; where a job runs
+    ['record'], // job.json, its schema, the store and ids
+  ],
+  shim: [
+    ['.'], // the server and one request's way through it
+    ['progress', 'body', 'request-log'], // progress meters; request bodies and media; requests.jsonl
+    ['upstream', 'rewrite'], // the call to the model server and its sockets; one pure function per rule
+    ['translate'], // backend errors in Anthropic's words
+    ['json'], // reading JSON bodies
+  ],
+};

@@ -11,6 +11,15 @@ import { SIZE_EXCEPTIONS, type SizeException } from './size-exceptions.js';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 const MAX_FILE_LINES = 300;
 const MAX_FUNCTION_LINES = 100;
+/** A folder a newcomer can take in at a glance: past this, it wants sub-folders that name their concerns. */
+const MAX_FILES_PER_FOLDER = 20;
+
+/** Each folder of src/ (src/ itself included) with the number of source files directly in it. */
+function folderCounts(dir: string): [string, number][] {
+  const entries = readdirSync(dir, { withFileTypes: true });
+  const own = entries.filter((e) => e.isFile() && /\.c?ts$/.test(e.name)).length;
+  return [[relative(SRC, dir) || '.', own], ...entries.filter((e) => e.isDirectory()).flatMap((e) => folderCounts(join(dir, e.name)))];
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -83,6 +92,11 @@ describe('sizes in src/', () => {
 
   it(`has no file over ${MAX_FILE_LINES} lines and no function over ${MAX_FUNCTION_LINES}, beyond the listed exceptions`, () => {
     expect(all.filter((o) => !SIZE_EXCEPTIONS.some(excuses(o))).map(words)).toEqual([]);
+  });
+
+  it(`has no folder with more than ${MAX_FILES_PER_FOLDER} source files directly in it`, () => {
+    const crowded = folderCounts(SRC).filter(([, n]) => n > MAX_FILES_PER_FOLDER);
+    expect(crowded.map(([folder, n]) => `src/${folder}: ${n} files`)).toEqual([]);
   });
 
   it('lists no exception that nothing needs any more', () => {

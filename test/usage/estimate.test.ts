@@ -1,41 +1,38 @@
 /**
- * The savings arithmetic, one price class at a time, against values worked out
- * by hand; models.yaml's defaults.prices and defaults.compare_with, and the
- * line-accurate errors for a bad table.
+ * The price arithmetic, one token class at a time, against values worked out by
+ * hand: the caller's measured tokens and a job's local tokens on the caller's model;
+ * which prices a transcript's model name gets (defaults.prices over the published
+ * table, a dated id by its undated name), and the line-accurate errors for a bad table.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { pricesOf } from '../../src/config/prices.js';
 import { ConfigError } from '../../src/errors.js';
-import { anthropicCostUsd, callerTokens, callerTokensCostUsd, comparison } from '../../src/usage/estimate.js';
+import { callerCostUsd, localCostUsd } from '../../src/usage/estimate.js';
 import { makeTempDir, type TempDir } from '../config/temp-dir.js';
 
 const PRICES = { input: 3, cache_write: 3.75, cache_read: 0.3, output: 15 };
 const none = { evaluated: 0, cacheWritten: 0, cached: 0, output: 0 };
+const noCaller = { input: 0, cacheRead: 0, cacheWrite5m: 0, cacheWrite1h: 0, output: 0 };
 
 describe('price classes (hand-computed)', () => {
-  it('input: 2,000,000 evaluated prompt tokens at $3/M = $6', () => {
-    expect(anthropicCostUsd({ ...none, evaluated: 2_000_000 }, PRICES)).toBeCloseTo(6, 10);
+  it('local input: 2,000,000 evaluated prompt tokens at $3/M = $6', () => {
+    expect(localCostUsd({ ...none, evaluated: 2_000_000 }, PRICES)).toBeCloseTo(6, 10);
   });
-  it('cache write: 400,000 tokens at $3.75/M = $1.50', () => {
-    expect(anthropicCostUsd({ ...none, cacheWritten: 400_000 }, PRICES)).toBeCloseTo(1.5, 10);
+  it('local cache write, cache read and output: 400k at $3.75/M + 10M at $0.30/M + 50k at $15/M = 1.5 + 3 + 0.75', () => {
+    expect(localCostUsd({ evaluated: 0, cacheWritten: 400_000, cached: 10_000_000, output: 50_000 }, PRICES)).toBeCloseTo(5.25, 10);
   });
-  it('cache read: 10,000,000 cached tokens at $0.30/M = $3', () => {
-    expect(anthropicCostUsd({ ...none, cached: 10_000_000 }, PRICES)).toBeCloseTo(3, 10);
+  it('the caller: 1,000 input at $3/M, 20,000 cache read at $0.30/M, 4,000 5-minute writes at $3.75/M, 50 output at $15/M', () => {
+    // 0.003 + 0.006 + 0.015 + 0.00075 = 0.02475
+    expect(callerCostUsd({ input: 1000, cacheRead: 20_000, cacheWrite5m: 4000, cacheWrite1h: 0, output: 50 }, PRICES)).toBeCloseTo(0.02475, 12);
   });
-  it('output: 50,000 tokens at $15/M = $0.75', () => {
-    expect(anthropicCostUsd({ ...none, output: 50_000 }, PRICES)).toBeCloseTo(0.75, 10);
-  });
-  it('all four together add up: 6 + 1.5 + 3 + 0.75 = $11.25', () => {
-    expect(anthropicCostUsd({ evaluated: 2_000_000, cacheWritten: 400_000, cached: 10_000_000, output: 50_000 }, PRICES)).toBeCloseTo(11.25, 10);
-  });
-  it('the caller: 30,001 result bytes = 10,001 tokens at the cache-write $3.75/M, 3,000 argument bytes = 1,000 tokens at output $15/M', () => {
-    expect(callerTokens(30_001)).toBe(10_001);
-    // 10,001 × 3.75 / 1e6 = 0.03750375; 1,000 × 15 / 1e6 = 0.015
-    expect(callerTokensCostUsd(callerTokens(30_001), callerTokens(3000), PRICES)).toBeCloseTo(0.05250375, 12);
+  it('the 1-hour cache write: its own price when given, else twice the base input (published rule)', () => {
+    expect(callerCostUsd({ ...noCaller, cacheWrite1h: 1_000_000 }, PRICES)).toBeCloseTo(6, 10);
+    expect(callerCostUsd({ ...noCaller, cacheWrite1h: 1_000_000 }, { ...PRICES, cache_write_1h: 7 })).toBeCloseTo(7, 10);
   });
 });
 
-describe('the comparison model and its prices', () => {
+describe('the prices of the model a transcript names', () => {
   let tmp: TempDir;
   beforeEach(async () => {
     tmp = await makeTempDir();
@@ -47,16 +44,17 @@ describe('the comparison model and its prices', () => {
     return loadConfig({ configPath: 'models.yaml', cwd: tmp.path, homeDir: tmp.path, env: {} });
   };
 
-  it('without settings: the published Sonnet 5.5 prices, named as the default', async () => {
-    const config = await load('endpoints: {}\n');
-    expect(comparison(config.defaults)).toMatchObject({ model: 'claude-sonnet-5-5', prices: { input: 2, cache_write: 2.5, cache_read: 0.2, output: 10 }, chosenBy: 'default' });
+  it('the published table, a dated id by its undated name, and none for a model nobody priced', () => {
+    expect(pricesOf('claude-opus-5', {})).toMatchObject({ input: 5, cache_write: 6.25, cache_write_1h: 10, cache_read: 0.5, output: 25 });
+    expect(pricesOf('claude-sonnet-5-5-20261001', {})).toMatchObject({ input: 2, output: 10 });
+    expect(pricesOf('caller-model', {})).toBeUndefined();
   });
 
-  it('defaults.compare_with picks a published model; defaults.prices overrides or adds one', async () => {
-    expect(comparison((await load('defaults:\n  compare_with: claude-opus-5\n')).defaults)).toMatchObject({ model: 'claude-opus-5', prices: { input: 5, output: 25 }, chosenBy: 'defaults.compare_with' });
-    const own = await load('defaults:\n  compare_with: claude-opus-5\n  prices:\n    claude-opus-5: { input: 4, cache_write: 5, cache_read: 0.4, output: 20 }\n');
-    expect(comparison(own.defaults)).toMatchObject({ prices: { input: 4, cache_write: 5, cache_read: 0.4, output: 20 }, pricesFrom: 'defaults.prices' });
-    expect(anthropicCostUsd({ evaluated: 1_000_000, cacheWritten: 0, cached: 0, output: 1_000_000 }, comparison(own.defaults).prices)).toBeCloseTo(24, 10);
+  it('defaults.prices overrides a published model or adds one', async () => {
+    const own = await load('defaults:\n  prices:\n    claude-opus-5: { input: 4, cache_write: 5, cache_read: 0.4, output: 20 }\n    caller-model: { input: 1, cache_write: 1.25, cache_write_1h: 2, cache_read: 0.1, output: 5 }\n');
+    expect(pricesOf('claude-opus-5', own.defaults.prices)).toEqual({ input: 4, cache_write: 5, cache_read: 0.4, output: 20 });
+    expect(pricesOf('caller-model', own.defaults.prices)).toEqual({ input: 1, cache_write: 1.25, cache_write_1h: 2, cache_read: 0.1, output: 5 });
+    expect(localCostUsd({ evaluated: 1_000_000, cacheWritten: 0, cached: 0, output: 1_000_000 }, pricesOf('claude-opus-5', own.defaults.prices)!)).toBeCloseTo(24, 10);
   });
 
   const bad = async (yaml: string): Promise<ConfigError> => {

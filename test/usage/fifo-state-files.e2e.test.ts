@@ -9,7 +9,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { monthFileName } from '../../src/usage/usage-index.js';
 import { makeRecord } from '../dashboard/fixtures.js';
 import { BIN } from '../e2e/harness.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readRequestSeries, withOpenRequests } from '../../src/usage/request-series.js';
-import type { InFlightRequest } from '../../src/jobs/job-record.js';
+import type { InFlightRequest } from '../../src/jobs/record/job-record.js';
 import { countTokensEntry, requestEntry, sessionRequests } from '../dashboard/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'la-series-'));

@@ -3,14 +3,14 @@
  * endpoint and repo) against the jobs themselves: `localagents usage` is run on
  * job folders written here, and every report is checked against sums this test
  * computes from what it wrote, after the cells were written and then made stale:
- * a new job, a removed one, caller bytes appended after a job ended, another
+ * a new job, a removed one, a caller cost appended after a job ended, another
  * time zone, a window that starts inside a day, a damaged month file.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { appendCallerEntry } from '../../src/jobs/caller-log.js';
-import { createJobStore } from '../../src/jobs/job-store.js';
+import { appendCallerEntry } from '../../src/jobs/record/caller-log.js';
+import { createJobStore } from '../../src/jobs/record/job-store.js';
 import { monthFileName } from '../../src/usage/usage-index.js';
 import { runCli } from '../cli/cli-process.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
@@ -32,7 +32,8 @@ interface Written {
   readonly endpoint: string;
   readonly repo: string;
   readonly requests: readonly Request[];
-  callerBytes: number;
+  /** Caller turns measured for it ('' model: none; the job has no caller, so its cost is unknown). */
+  callerTurns: number;
 }
 
 let dirs: E2EDirs;
@@ -51,7 +52,7 @@ function writeJob(at: Date, n: number): Written {
     repo: n % 4 === 1 ? '/home/dev/other' : '/home/dev/project',
     // Speeds differ from request to request, so a median taken from the wrong jobs shows.
     requests: Array.from({ length: 1 + (n % 3) }, (_, r) => ({ input: 1000 + 37 * n + r, cached: 5000 + n, output: 50 + 7 * r + (n % 11), ttfb: 200 + 13 * ((n + r) % 17), total: 2000 + 31 * n })),
-    callerBytes: 0,
+    callerTurns: 0,
   };
   const dir = join(dirs.state, 'jobs', job.id);
   mkdirSync(dir, { recursive: true });
@@ -88,7 +89,7 @@ interface Row {
   output: number;
   median_prompt_tokens_per_s: number | null;
   median_generation_tokens_per_s: number | null;
-  estimate: { caller_read_tokens: number };
+  caller: { measured: number; unknown: number; turns: number };
 }
 
 /** The rows a report should have, from the jobs this test wrote. */
@@ -96,11 +97,13 @@ function expected(by: string, zone: string, sinceMs = -Infinity): Row[] {
   const rows = new Map<string, Row & { prompt: number[]; gen: number[] }>();
   for (const j of jobs.filter((x) => x.at.getTime() >= sinceMs)) {
     const key = KEYS[by]!(j, zone);
-    const row = rows.get(key) ?? { key, jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, median_prompt_tokens_per_s: null, median_generation_tokens_per_s: null, estimate: { caller_read_tokens: 0 }, prompt: [], gen: [] };
+    const row = rows.get(key) ?? { key, jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, median_prompt_tokens_per_s: null, median_generation_tokens_per_s: null, caller: { measured: 0, unknown: 0, turns: 0 }, prompt: [], gen: [] };
     rows.set(key, row);
     row.jobs[j.status]++;
     row.turns += 2 + Number(j.id.slice(-12));
-    row.estimate.caller_read_tokens += Math.ceil(j.callerBytes / 3);
+    if (j.callerTurns > 0) row.caller.measured++;
+    else row.caller.unknown++;
+    row.caller.turns += j.callerTurns;
     for (const r of j.requests) {
       row.requests++;
       row.evaluated += r.input;
@@ -117,7 +120,7 @@ async function report(zone: string, ...args: string[]): Promise<Row[]> {
   const r = await runCli(['--config', dirs.config, 'usage', '--json', ...args], { cwd: dirs.repo, env: serverEnv(dirs, { TZ: zone }) });
   expect(r.code, r.stderr).toBe(0);
   const rows = (JSON.parse(r.stdout) as { rows: Row[] }).rows;
-  return rows.map((x) => ({ key: x.key, jobs: x.jobs, turns: x.turns, requests: x.requests, evaluated: x.evaluated, cached: x.cached, output: x.output, median_prompt_tokens_per_s: x.median_prompt_tokens_per_s ?? null, median_generation_tokens_per_s: x.median_generation_tokens_per_s ?? null, estimate: { caller_read_tokens: x.estimate.caller_read_tokens } }));
+  return rows.map((x) => ({ key: x.key, jobs: x.jobs, turns: x.turns, requests: x.requests, evaluated: x.evaluated, cached: x.cached, output: x.output, median_prompt_tokens_per_s: x.median_prompt_tokens_per_s ?? null, median_generation_tokens_per_s: x.median_generation_tokens_per_s ?? null, caller: { measured: x.caller.measured, unknown: x.caller.unknown, turns: x.caller.turns } }));
 }
 
 const indexDir = (): string => join(dirs.state, 'usage-index');
@@ -165,11 +168,12 @@ describe('usage from the index cells', () => {
     expect(await report('UTC', '--by', 'model')).toEqual(expected('model', 'UTC'));
   });
 
-  it('caller bytes appended after a job ended are counted though its day was summed', async () => {
+  it('a caller cost appended after a job ended is counted though its day was summed', async () => {
     await report('UTC', '--by', 'day');
     const job = jobs[10]!;
-    await appendCallerEntry(createJobStore(dirs.state), job.id, { t: new Date().toISOString(), tool: 'job_status', args_bytes: 30, result_bytes: 3001 });
-    job.callerBytes += 3001;
+    const cost = { calls: 0, model: 'claude-opus-5', turns: 3, input: 10, cache_read: 2000, cache_write_5m: 0, cache_write_1h: 0, output: 30, transcript: '/t.jsonl' };
+    await appendCallerEntry(createJobStore(dirs.state), job.id, { t: new Date().toISOString(), caller_cost: cost });
+    job.callerTurns = 3;
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the cells written again
   });

@@ -11,7 +11,7 @@
 import type { Command } from 'commander';
 import type { App } from '../../app.js';
 import { errorMessage } from '../../errors.js';
-import { FINISHED, type JobRecord } from '../../jobs/job-record.js';
+import { FINISHED, type JobRecord } from '../../jobs/record/job-record.js';
 
 import type { CliContext, GlobalOptions } from '../context.js';
 import { jobJson, jobReport } from '../format-job.js';

@@ -1,7 +1,7 @@
 /**
  * `localagents diff JOB`: what a worktree job changed — `git diff` of its kept
  * worktree against the commit it started from, new files included (the job
- * marked them intent-to-add when it ended), through App.diff (src/jobs/job-diff.ts).
+ * marked them intent-to-add when it ended), through App.diff (src/jobs/git/job-diff.ts).
  */
 import type { Command } from 'commander';
 import type { CliContext, GlobalOptions } from '../context.js';

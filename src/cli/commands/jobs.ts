@@ -3,10 +3,11 @@
  * page. Both read the state directory only, without building the app: a record
  * is the whole truth about a job of another process, and this one runs none.
  */
-import { createJobStore, stateDirFrom } from '../../jobs/job-store.js';
-import { liveJobs } from '../../jobs/live-jobs.js';
+import { createJobStore, stateDirFrom } from '../../jobs/record/job-store.js';
+import { liveJobs } from '../../jobs/queue/live-jobs.js';
 import { loadPriceSettings, NO_PRICE_SETTINGS } from '../../config/price-settings.js';
 import { jobUsageJson, jobUsageSummary } from '../../usage/job-summary.js';
+import { transcriptReader } from '../../usage/transcripts/caller-cost.js';
 import { jobDetails, jobJson, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson, printNote, processTerminal } from '../output.js';
@@ -47,7 +48,7 @@ export const SHOW_COMMAND: ReadCommand = {
     const jobs = createJobStore(stateDir);
     const record = await loadJob(jobs, id ?? '');
     const prices = await loadPriceSettings({ configPath, cwd: ctx.cwd, env: ctx.env }, stateDir).catch(() => NO_PRICE_SETTINGS);
-    const usage = await jobUsageSummary(record, jobs.paths(record.id), prices);
+    const usage = await jobUsageSummary(record, jobs, prices, { reader: transcriptReader(ctx.env), now: new Date() });
     if (opts['json']) printJson({ ...jobJson(record), usage_summary: jobUsageJson(usage) });
     else print(jobDetails(record, jobs.paths(record.id), usage.text));
   },

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { App } from '../../app.js';
 import { BadArgumentError } from '../../errors.js';
-import { FINISHED } from '../../jobs/job-record.js';
+import { FINISHED } from '../../jobs/record/job-record.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { createInFlightNotes } from '../follow/in-flight-notes.js';
 import { appJob } from '../job-arg.js';

@@ -1,7 +1,7 @@
 /** `localagents merge JOB` and `localagents prune`: finishing and tidying worktree jobs. */
 import type { Command } from 'commander';
 import { BadArgumentError } from '../../errors.js';
-import { parseAge } from '../../jobs/prune.js';
+import { parseAge } from '../../jobs/git/prune.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { appJob } from '../job-arg.js';
 import { print, printJson } from '../output.js';

@@ -10,7 +10,7 @@ import { text } from 'node:stream/consumers';
 import { Option, type Command } from 'commander';
 import type { App } from '../../app.js';
 import { BadArgumentError, errorMessage } from '../../errors.js';
-import { FINISHED, ISOLATIONS, type Isolation, type JobRecord } from '../../jobs/job-record.js';
+import { FINISHED, ISOLATIONS, type Isolation, type JobRecord } from '../../jobs/record/job-record.js';
 import { createLogger } from '../../log.js';
 
 import type { CliContext, GlobalOptions } from '../context.js';
@@ -19,7 +19,7 @@ import { choiceOf, detachedText, interruptQuestion } from '../follow/interrupt.j
 import { plainDisplay, quietDisplay, ttyDisplay, type RunDisplay } from '../follow/run-display.js';
 import { print, printJson, printNote, processTerminal, type Terminal } from '../output.js';
 import { withApp } from '../with-app.js';
-import { refuseInsideJob } from '../../jobs/nested-job.js';
+import { refuseInsideJob } from '../../jobs/claude/nested-job.js';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../../jobs/sandbox/policy.js';
 
 interface RunOptions {

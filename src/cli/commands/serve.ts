@@ -8,7 +8,7 @@ import type { App } from '../../app.js';
 import { removeTokenFile, tokenFilePath, writeOwnerSecret, writeTokenFile } from '../../coord/front-door-tokens.js';
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
-import { refuseInsideJob } from '../../jobs/nested-job.js';
+import { refuseInsideJob } from '../../jobs/claude/nested-job.js';
 import { createMcpServer } from '../../mcp/server.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';
 import { isLoopbackAddress } from '../../net/front-door.js';
@@ -88,7 +88,9 @@ export async function serve(ctx: CliContext, opts: ServeOptions): Promise<void> 
       if (dashboard) await announceDashboard(app, ctx, dashboard.url);
       if (opts.transport === 'http' || opts.transport === 'streamable-http') await serveOverHttp(app, ctx, opts);
       else {
-        await Promise.race([serveStdio(createMcpServer(app, ctx.version)), untilSignal()]);
+        // Claude Code starts a stdio server in its own cwd (which names its transcript folder), and may say its session.
+        const caller = { cwd: ctx.cwd, session: ctx.env.CLAUDE_CODE_SESSION_ID };
+        await Promise.race([serveStdio(createMcpServer(app, ctx.version, caller)), untilSignal()]);
         // An open stdin would keep the process alive after a signal: the first Ctrl-C or SIGTERM must end it.
         process.stdin.destroy();
       }

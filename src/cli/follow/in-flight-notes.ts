@@ -3,8 +3,8 @@
  * `localagents log -f`): one when a request changes phase or gains a flag, then
  * one every so often while it stays open, so a slow request still shows life.
  */
-import type { JobRecord } from '../../jobs/job-record.js';
-import { inFlightLine } from '../../jobs/in-flight-line.js';
+import type { JobRecord } from '../../jobs/record/job-record.js';
+import { inFlightLine } from '../../jobs/view/in-flight-line.js';
 
 /** A reminder while a request stays in one phase this long. */
 const EVERY_MS = 15_000;

@@ -3,11 +3,11 @@
  * area on a terminal, one plain line per event on a pipe, or nothing but the
  * start line (--no-follow, --json). All write through the Terminal.
  */
-import type { JobStatus } from '../../jobs/job-record.js';
+import type { JobStatus } from '../../jobs/record/job-record.js';
 import { printableLines } from '../../printable.js';
 import { createInFlightNotes } from './in-flight-notes.js';
 import type { Terminal } from '../output.js';
-import type { JobSnapshot } from '../../jobs/job-follow.js';
+import type { JobSnapshot } from '../../jobs/view/job-follow.js';
 import { createStatusArea, fitLine, HIDE_CURSOR, SHOW_CURSOR } from './status-area.js';
 import { statusLines } from './status-lines.js';
 

@@ -6,11 +6,11 @@
  * what only a live view has: the last request's speed and cache reuse, and how
  * to stop. Pure: the display decides when and where to draw them.
  */
-import { formatCount, formatDuration } from '../../jobs/amounts.js';
-import { jobFacts, renderFactsByKey, type FactKey } from '../../jobs/job-facts.js';
-import type { JobRecord } from '../../jobs/job-record.js';
-import { forPerson, modelWords } from '../../jobs/person-words.js';
-import type { RequestStats } from '../../jobs/request-stats.js';
+import { formatCount, formatDuration } from '../../jobs/view/amounts.js';
+import { jobFacts, renderFactsByKey, type FactKey } from '../../jobs/view/job-facts.js';
+import type { JobRecord } from '../../jobs/record/job-record.js';
+import { forPerson, modelWords } from '../../jobs/view/person-words.js';
+import type { RequestStats } from '../../jobs/tracking/request-stats.js';
 
 const SPINNER = ['-', '\\', '|', '/'];
 

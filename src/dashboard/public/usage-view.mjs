@@ -59,8 +59,8 @@ export function renderUsage(view) {
       { label: 'prompt evaluated', color: COLORS.evaluated, values: rows.map((r) => r.evaluated + r.cacheWritten) },
       { label: 'output', color: COLORS.output, values: rows.map((r) => r.output) },
     ], 'tokens');
-    chart(byId('chart-usage-saved'), labels, [{ label: 'saved (estimate)', fill: COLORS.saved, stroke: COLORS.saved, value: (_u, v) => (v === null || v === undefined ? '—' : `$${v.toPrecision(2)}`) }],
-      [rows.map((r) => r.estimate.savedUsd)], 'USD (est.)', (_u, ticks) => ticks.map((t) => `$${Number(t.toPrecision(2))}`));
+    chart(byId('chart-usage-saved'), labels, [{ label: 'net saved (computed at published prices)', fill: COLORS.saved, stroke: COLORS.saved, value: (_u, v) => (v === null || v === undefined ? '—' : `$${v.toPrecision(2)}`) }],
+      [rows.map((r) => (r.caller.models.some((m) => !r.caller.unpriced.includes(m)) ? r.priced.netUsd : null))], 'USD (computed)', (_u, ticks) => ticks.map((t) => `$${Number(t.toPrecision(2))}`));
     stacked(byId('chart-usage-jobs'), labels, [
       { label: 'succeeded', color: COLORS.succeeded, values: rows.map((r) => r.jobs.succeeded) },
       { label: 'failed', color: COLORS.failed, values: rows.map((r) => r.jobs.failed) },

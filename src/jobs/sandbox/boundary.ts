@@ -37,7 +37,7 @@ export interface HiddenVariable {
 
 /**
  * Unset for sandboxed commands (Claude Code's own process keeps them). The
- * session's environment is already an allowlist (src/jobs/session-env.ts);
+ * session's environment is already an allowlist (src/jobs/claude/session-env.ts);
  * this is the second wall, for a key that reaches it through an endpoint's
  * or a menu entry's `env`.
  */

@@ -15,7 +15,7 @@
  */
 import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { git } from '../git.js';
+import { git } from '../git/git.js';
 
 export interface GitWrites {
   /** Places a commit writes (folders: the ref's lock file is created beside the ref). */

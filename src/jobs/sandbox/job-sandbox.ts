@@ -5,15 +5,23 @@
  */
 import type { SDKMessage } from '@anthropic-ai/claude-agent-sdk';
 import { homedir } from 'node:os';
-import { settingsFiles } from '../pinned-settings.js';
-import type { JobSettings } from '../run-request.js';
+import { settingsFiles } from '../claude/pinned-settings.js';
+import type { Config } from '../../config/schema.js';
+import type { SandboxPolicy } from './policy.js';
 import { problemText, sandboxProblem } from './preflight.js';
 import { sandboxRecord, type SandboxRecord } from './record.js';
 import { newTally, watchRefusals } from './refusals.js';
 import { prepareSandbox, type PreparedSandbox } from './session-sandbox.js';
 
+/** What of a job's settings its sandbox reads (the job's JobSettings has these). */
+export interface SandboxSettings {
+  readonly sandbox: SandboxPolicy;
+  readonly secrets: { readonly files: readonly string[]; readonly variables: readonly string[] };
+  readonly settingSources: Config['defaults']['setting_sources'];
+}
+
 export interface JobSandboxInput {
-  readonly settings: JobSettings;
+  readonly settings: SandboxSettings;
   readonly workDir: string;
   /** The whole tree the job owns: its worktree, or the cwd for isolation none. */
   readonly tree: string;

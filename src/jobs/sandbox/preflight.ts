@@ -8,8 +8,8 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { claudeVersion } from '../claude-binary.js';
-import { SANDBOX_FROM, parseClaudeVersion, sandboxesSafely } from '../claude-code-range.js';
+import { claudeVersion } from '../claude/claude-binary.js';
+import { SANDBOX_FROM, parseClaudeVersion, sandboxesSafely } from '../claude/claude-code-range.js';
 
 export const TURN_OFF = 'if this machine is itself the boundary (a throwaway VM or container), turn the sandbox off in models.yaml: defaults: { sandbox: { enabled: false } }';
 export const INSTALL = 'install bubblewrap and socat: sudo apt-get install bubblewrap socat (Debian, Ubuntu), sudo dnf install bubblewrap socat (Fedora), sudo pacman -S bubblewrap socat (Arch)';

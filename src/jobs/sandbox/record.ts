@@ -3,7 +3,7 @@
  * the policy, every escape hatch it had, and what the sandbox refused.
  */
 import type { z } from 'zod';
-import type { sandboxRecordSchema } from './record-schema.js';
+import type { sandboxRecordSchema } from '../record/sandbox-schema.js';
 import type { SandboxPolicy } from './policy.js';
 import type { SandboxTally } from './refusals.js';
 

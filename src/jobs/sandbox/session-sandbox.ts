@@ -21,7 +21,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import { readSettingsJson, type FlagSettings } from '../pinned-settings.js';
+import { readSettingsJson, type FlagSettings } from '../claude/pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
 import { gitWrites, inside } from './git-writes.js';
 import { expandHome, type SandboxPolicy } from './policy.js';

@@ -9,7 +9,7 @@
  * proxy, which exists only inside the session, so the check gets less, never more.
  */
 import { existsSync, statSync } from 'node:fs';
-import type { FlagSettings } from '../pinned-settings.js';
+import type { FlagSettings } from '../claude/pinned-settings.js';
 import { inside } from '../sandbox/git-writes.js';
 
 type SandboxBlock = NonNullable<FlagSettings['sandbox']>;

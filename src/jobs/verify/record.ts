@@ -4,7 +4,7 @@
  * the one line every view leads with.
  */
 import type { z } from 'zod';
-import type { attemptSchema, spentSchema, verificationSchema } from './record-schema.js';
+import type { attemptSchema, spentSchema, verificationSchema } from '../record/verify-schema.js';
 
 /** Turns and tokens the local model spent after a failed check: the fixing the caller did not have to do. */
 export type Spent = z.infer<typeof spentSchema>;

@@ -11,8 +11,8 @@
  */
 import type { HookCallbackMatcher, HookEvent } from '@anthropic-ai/claude-agent-sdk';
 import { redactSecrets } from '../../secrets/redact.js';
-import type { JobRecord } from '../job-record.js';
-import type { FlagSettings } from '../pinned-settings.js';
+import type { JobRecord } from '../record/job-record.js';
+import type { FlagSettings } from '../claude/pinned-settings.js';
 import { bwrapArgs, hiddenVariables } from './check-sandbox.js';
 import type { Spent, Verification, VerifyAttempt } from './record.js';
 import { runCheck } from './run-check.js';

@@ -1,7 +1,7 @@
 /** Every MCP tool, registered in the order a caller uses them. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { App } from '../../app.js';
-import { countingCallerBytes } from '../caller-bytes.js';
+import { countingCallerBytes, type CallerPlace } from '../caller-bytes.js';
 import { registerCancelJob } from './cancel-job.js';
 import { registerJobLog } from './job-log.js';
 import { registerJobStatus } from './job-status.js';
@@ -28,7 +28,7 @@ export const TOOL_REGISTRARS = [
   registerLocalComplete,
 ] as const;
 
-export function registerTools(server: McpServer, app: App): void {
-  const counting = countingCallerBytes(server, (id, entry) => app.logCallerCall(id, entry));
+export function registerTools(server: McpServer, app: App, caller: CallerPlace = {}): void {
+  const counting = countingCallerBytes(server, (id, entry) => app.logCallerCall(id, entry), caller);
   for (const register of TOOL_REGISTRARS) register(counting, app);
 }

@@ -15,7 +15,7 @@ export function registerJobStatus(server: McpServer, app: App): void {
       title: 'Job status',
       description:
         'The job record now: status, elapsed, turns, tool calls, last activity, files touched, usage, result or error, worktree and diffstat, ' +
-        'backend metrics delta, and usage_summary (tokens, GPU time, and an estimate of what the same tokens would cost on an Anthropic model against what delegating cost you). Does not wait; use wait_job to block.',
+        'backend metrics delta, and usage_summary (tokens, GPU time, and what the job cost you, measured from your transcript once looked up). Does not wait; use wait_job to block.',
       inputSchema: toolInput('job_status', { job_id: jobRefField('The job: the id run_agent returned.') }),
       outputSchema: jobOutput,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -2,8 +2,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
-import { jobListRow } from '../../jobs/job-facts.js';
-import { elapsedSeconds } from '../../jobs/job-record.js';
+import { jobListRow } from '../../jobs/view/job-facts.js';
+import { elapsedSeconds } from '../../jobs/record/job-record.js';
 import { jobListOutput } from '../output-schemas.js';
 import { guarded, okResult } from '../tool-result.js';
 import { limitLines, limitsField, softCap, toolInput } from './args.js';

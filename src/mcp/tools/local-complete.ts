@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
-import { DEFAULT_COMPLETE_MAX_TOKENS } from '../../jobs/local-complete.js';
+import { DEFAULT_COMPLETE_MAX_TOKENS } from '../../jobs/session/local-complete.js';
 import { guarded, okResult } from '../tool-result.js';
 import { limitLines, limitsField, type LimitApplied, toolInput } from './args.js';
 import { modelName } from './run-agent.js';

@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
 import { PERMISSION_MODES } from '../../config/schema.js';
-import { FINISHED, ISOLATIONS } from '../../jobs/job-record.js';
+import { FINISHED, ISOLATIONS } from '../../jobs/record/job-record.js';
 import { SANDBOX_REQUEST_WORDS, SANDBOX_REQUESTS } from '../../jobs/sandbox/policy.js';
 import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
 import { jobSummary, jobView } from '../job-view.js';

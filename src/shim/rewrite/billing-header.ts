@@ -10,7 +10,7 @@
  * (llama.cpp PR #21793). We do the same here so that vLLM (which only drops the
  * block in array form) and older llama.cpp builds keep the prefix too.
  */
-import { isRecord, isTextBlock, withKey } from './json-shape.js';
+import { isRecord, isTextBlock, withKey } from '../json/json-shape.js';
 
 export const BILLING_HEADER_PREFIX = 'x-anthropic-billing-header:';
 

@@ -3,7 +3,7 @@
  * `tool_result`, and rebuilds only what a visitor replaced. Shared by the rules
  * that turn media into text; knows no block type itself.
  */
-import { isRecord, withKey, type JsonRecord } from './json-shape.js';
+import { isRecord, withKey, type JsonRecord } from '../json/json-shape.js';
 
 /** Where a block sits: the file a Read tool call named, when the block is (inside) that call's result. */
 export interface BlockPlace {

@@ -1,7 +1,7 @@
 /**
  * Every `document` block, in a message or inside a `tool_result`, becomes a
  * text block: a PDF's extracted text (extraction is done beforehand, see
- * shim/pdf-text.ts, and handed in by content key), a plain-text document's own
+ * shim/body/pdf-text.ts, and handed in by content key), a plain-text document's own
  * text, or a note saying why there is none. Owns only document blocks.
  *
  * Why for every backend, vision or not: llama-server drops a `document` block
@@ -14,7 +14,7 @@
  */
 import { visitMessageBlocks, type BlockPlace } from './content-blocks.js';
 import type { MediaReplacement } from './images-as-text.js';
-import { isRecord, isTextBlock, type JsonRecord } from './json-shape.js';
+import { isRecord, isTextBlock, type JsonRecord } from '../json/json-shape.js';
 import { base64ByteLength, base64Source, contentKey, sizeInWords } from './media-source.js';
 
 /** What extracting one PDF's text gave. */

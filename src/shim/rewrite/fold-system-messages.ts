@@ -27,7 +27,7 @@
  * purpose: llama.cpp and vLLM ignore it, and keeping it would make the folded
  * block differ between consecutive requests.
  */
-import { isRecord, isTextBlock, withKey, type JsonRecord } from './json-shape.js';
+import { isRecord, isTextBlock, withKey, type JsonRecord } from '../json/json-shape.js';
 
 export interface FoldSystemMessagesResult {
   /** The input object itself when nothing was folded. */

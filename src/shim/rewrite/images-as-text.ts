@@ -13,7 +13,7 @@
  */
 import { imageSize, IMAGE_HEADER_BYTES } from './image-header.js';
 import { visitMessageBlocks, type BlockPlace } from './content-blocks.js';
-import { isRecord, type JsonRecord } from './json-shape.js';
+import { isRecord, type JsonRecord } from '../json/json-shape.js';
 import { base64ByteLength, base64Prefix, base64Source, contentKey, sizeInWords } from './media-source.js';
 
 /** One block a media rule replaced, for requests.jsonl and the job record. */

@@ -14,7 +14,7 @@
  * fitVllmWindow lowers max_tokens or says the prompt is too long.
  */
 import { contextOverflowMessage } from '../translate/context-overflow.js';
-import { isRecord, withKey } from './json-shape.js';
+import { isRecord, withKey } from '../json/json-shape.js';
 
 /**
  * Output tokens we insist on leaving room for. Below this a turn cannot even

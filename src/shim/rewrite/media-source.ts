@@ -4,7 +4,7 @@
  * that names its content (the same bytes give the same key on every turn).
  */
 import { createHash } from 'node:crypto';
-import { isRecord, type JsonRecord } from './json-shape.js';
+import { isRecord, type JsonRecord } from '../json/json-shape.js';
 
 /** A `source:{type:"base64", data, media_type}`, when the block has one. */
 export interface Base64Source {

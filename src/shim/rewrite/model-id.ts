@@ -7,7 +7,7 @@
  * exist." unless `model` equals a `--served-model-name`, and llama.cpp in router
  * mode routes by it. The job knows the served id, so the shim sets it.
  */
-import { isRecord, withKey } from './json-shape.js';
+import { isRecord, withKey } from '../json/json-shape.js';
 
 export interface ModelIdResult {
   /** The input object itself when nothing changed. */

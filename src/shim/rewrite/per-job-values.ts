@@ -11,7 +11,7 @@
  * block is byte-identical from job to job, the model still reads the real values right after its task, and every
  * request of a job rewrites the same way (the first message never changes), so the prefix also holds across turns.
  */
-import { isRecord, isTextBlock, withKey, type JsonRecord } from './json-shape.js';
+import { isRecord, isTextBlock, withKey, type JsonRecord } from '../json/json-shape.js';
 
 export interface PerJobValue {
   /** What the block says instead, e.g. `{session-id}`. */

@@ -11,7 +11,7 @@
  * only on the block, so every turn carries the same bytes.
  */
 import { visitMessageBlocks } from './content-blocks.js';
-import { isRecord, isTextBlock, withKey, type JsonRecord } from './json-shape.js';
+import { isRecord, isTextBlock, withKey, type JsonRecord } from '../json/json-shape.js';
 
 export interface ReferenceBlocksResult {
   /** The input object itself when nothing was replaced. */

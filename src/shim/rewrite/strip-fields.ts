@@ -3,7 +3,7 @@
  * rejects one. Owns nothing by default: the caller names the fields, so a
  * field is never dropped unless someone decided it must be.
  */
-import { isRecord, type JsonRecord } from './json-shape.js';
+import { isRecord, type JsonRecord } from '../json/json-shape.js';
 
 export interface StripFieldsResult {
   /** The input object itself when nothing was removed. */

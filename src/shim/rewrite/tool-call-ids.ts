@@ -10,7 +10,7 @@
  * ids of its own.
  */
 import { createHash } from 'node:crypto';
-import { isRecord } from './json-shape.js';
+import { isRecord } from '../json/json-shape.js';
 
 export interface ToolCallIdsResult {
   /** The input object itself when no id changed. */

@@ -12,7 +12,7 @@
  * order; Claude Code itself puts system reminders inside tool results. Each message moves the same way on every turn,
  * so the prompt prefix stays stable.
  */
-import { isRecord, isTextBlock, type JsonRecord } from './json-shape.js';
+import { isRecord, isTextBlock, type JsonRecord } from '../json/json-shape.js';
 
 export interface ToolTurnTextResult {
   /** The input object itself when nothing moved. */

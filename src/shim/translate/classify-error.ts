@@ -5,7 +5,7 @@
  * loading, pass-through, re-envelope).
  */
 import type { BackendKind } from '../../config/schema.js';
-import { isRecord } from '../rewrite/json-shape.js';
+import { isRecord } from '../json/json-shape.js';
 import {
   anthropicTypeForStatus,
   errorResponse,

@@ -8,7 +8,10 @@
  * §4 (vLLM), §6 (measured on a real llama-server).
  */
 import type { BackendKind } from '../../config/schema.js';
-import type { ErrorSource } from '../request-log.js';
+
+/** Where a failed request's error came from. `outage`: the job waited defaults.outage_wait_s for its endpoint to
+ * serve its model again, in vain. */
+export type ErrorSource = 'http' | 'stream' | 'cut' | 'connect' | 'answer' | 'outage';
 
 export interface ErrorFacts {
   /** HTTP status the backend answered (0 when there was no answer). */

@@ -7,7 +7,7 @@
  * - `{"error":"Unauthorized"}` (vLLM auth);
  * - FastAPI `{"detail":…}` (422 validation).
  */
-import { isRecord } from '../rewrite/json-shape.js';
+import { isRecord } from '../json/json-shape.js';
 
 export type EnvelopeShape = 'anthropic' | 'nested' | 'flat' | 'string_error' | 'detail' | 'other';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { documentsAsText, MAX_DOCUMENT_TEXT, pdfsToExtract, type PdfText } from '../../../src/shim/rewrite/documents-as-text.js';
 import { imagesAsText } from '../../../src/shim/rewrite/images-as-text.js';
-import { extractPdfText } from '../../../src/shim/pdf-text.js';
+import { extractPdfText } from '../../../src/shim/body/pdf-text.js';
 import { makePng } from '../../helpers/media-files.js';
 
 const CAPTURE = new URL('./captures/read-png-pdf.request-3.json', import.meta.url);

@@ -4,7 +4,7 @@
  * naming the job's temp folder, its settings folder and its session id inside the sandbox's filesystem lists.
  */
 import { describe, expect, it } from 'vitest';
-import { normaliseRequest } from '../../../src/shim/normalise.js';
+import { normaliseRequest } from '../../../src/shim/body/normalise.js';
 import { namePerJobValues, type PerJobValue } from '../../../src/shim/rewrite/per-job-values.js';
 
 interface Job {

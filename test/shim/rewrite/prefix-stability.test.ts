@@ -15,7 +15,7 @@
  * later appends a block there).
  */
 import { describe, expect, it } from 'vitest';
-import { normaliseRequest } from '../../../src/shim/normalise.js';
+import { normaliseRequest } from '../../../src/shim/body/normalise.js';
 import { blocksOf, capturedSession, view, type CapturedRequest, type JsonObject } from './fixtures.js';
 
 function withoutCacheControl(value: unknown): unknown {

@@ -5,7 +5,7 @@
  * an empty tool result.
  */
 import { describe, expect, it } from 'vitest';
-import { normaliseRequest } from '../../../src/shim/normalise.js';
+import { normaliseRequest } from '../../../src/shim/body/normalise.js';
 import { referenceBlocksAsText } from '../../../src/shim/rewrite/reference-blocks-as-text.js';
 
 const toolSearch = {

@@ -1,0 +1,64 @@
+/**
+ * What one look at the endpoints sees: the config, fresh probes, and how many
+ * of our own requests were in flight while the probes ran (the busy slots a
+ * probe reports include ours; only other clients' reduce our capacity). With
+ * the slot board's view, that is each endpoint's load, for placement and for
+ * list_models.
+ */
+import type { Prober } from '../../backends/probe.js';
+import type { EndpointProbe } from '../../backends/types.js';
+import type { Config } from '../../config/schema.js';
+import type { BoardView } from '../../coord/slot-board.js';
+import type { EndpointJobs, EndpointLoad } from '../../registry/slot-use.js';
+
+export interface Observation {
+  readonly config: Config;
+  readonly probes: EndpointProbe[];
+  readonly ourInFlight: ReadonlyMap<string, number>;
+  /** `performance.now()` when the probes had answered. */
+  readonly at: number;
+}
+
+/** What list_models needs: fresh probes, and per endpoint the slot leases by process and the queue. */
+export interface JobsSnapshot {
+  readonly probes: EndpointProbe[];
+  jobsOf(endpoint: string): EndpointJobs;
+}
+
+/**
+ * Probes every endpoint. Our in-flight count is taken before and after and the
+ * larger kept, so one of our requests that ended meanwhile is never mistaken
+ * for someone else's.
+ */
+export async function observe(config: Config, prober: Prober, inFlight: (endpoint: string) => number): Promise<Observation> {
+  const inFlightNow = (): Map<string, number> => new Map(config.endpoints.map((e) => [e.name, inFlight(e.name)]));
+  const before = inFlightNow();
+  const probes = await prober.probeAll(config);
+  const after = inFlightNow();
+  const ourInFlight = new Map([...after].map(([name, n]) => [name, Math.max(n, before.get(name) ?? 0)]));
+  return { config, probes, ourInFlight, at: performance.now() };
+}
+
+/** An endpoint's load: the board's leases by process, and our requests in flight there as the probe ran. */
+export const loadOf = (seen: Observation, view: BoardView) => (endpoint: string): EndpointLoad => ({
+  ...view.leasesOn(endpoint),
+  ourInFlight: seen.ourInFlight.get(endpoint) ?? 0,
+  modelsHeld: view.modelsHeldOn(endpoint),
+});
+
+/** The slot use and the cross-process queue of each endpoint, as list_models shows them. Pure. */
+export function jobsSnapshot(seen: Observation, view: BoardView): JobsSnapshot {
+  return {
+    probes: seen.probes,
+    jobsOf: (endpoint) => ({
+      load: loadOf(seen, view)(endpoint),
+      queue: view.queueFor(endpoint).map(({ ticket, position }) => ({
+        position,
+        job_id: ticket.job,
+        model: ticket.model,
+        owner_pid: ticket.owner.pid,
+        this_process: view.mine(ticket),
+      })),
+    }),
+  };
+}
