@@ -30,6 +30,7 @@ import { jobUsageJson, jobUsageSummary, type JobUsageSummary } from './usage/job
 import { buildUsageReport, type CallerLookup, type UsageReport, type UsageWindow } from './usage/report.js';
 import { transcriptReader } from './usage/transcripts/caller-cost.js';
 import type { Grouping } from './usage/tally.js';
+import { listAgents } from './agents/agent-listing.js';
 
 export interface AppOptions {
   readonly configPath?: string | undefined;
@@ -106,7 +107,8 @@ export function createApp(options: AppOptions): App {
   const listModels = async (): Promise<ModelListing> => {
     const config = await load();
     const snapshot = await jobs.snapshot(config);
-    return buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd);
+    const agents = await listAgents({ config, cwd: options.cwd, env: options.env });
+    return { ...buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd), ...agents };
   };
 
   const lookup = (): CallerLookup => ({ reader: transcriptReader(options.env), now: new Date() });

@@ -9,4 +9,5 @@ export const LISTING_FOR_PERSON: ListingWords = {
   serverCwd: 'default folder for jobs',
   noEndpoints: 'No endpoints configured. Run localagents init to find local servers and write models.yaml, or add one by hand (see models.example.yaml).',
   nextSteps: PERSON_NEXT_STEPS,
+  agents: 'agents (localagents run --agent NAME):',
 };

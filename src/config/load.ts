@@ -64,6 +64,13 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
   const at = (from: ValidatedFile, path: KeyPath, message: string): void => {
     issues.push({ file: from.source.file, line: from.source.lineAt(path), key: formatKeyPath(path), message });
   };
+  for (const [index, file] of files.entries()) {
+    const hand = index === 0 && location.path !== undefined;
+    for (const [name, value] of Object.entries(file.config?.agents ?? {})) {
+      if (!hand) at(file, ['agents', name], 'agents: belongs in models.yaml, not in the sidecar that tool calls write; move it there');
+      else if (value.endpoint !== undefined && !endpoints.has(value.endpoint)) at(file, ['agents', name, 'endpoint'], unknownEndpointMessage(value.endpoint, [...endpoints.keys()]));
+    }
+  }
   for (const [name, { value, from }] of models) {
     if (value.endpoint !== undefined && !endpoints.has(value.endpoint)) {
       at(from, ['models', name, 'endpoint'], unknownEndpointMessage(value.endpoint, [...endpoints.keys()]));
@@ -95,6 +102,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<Config> {
     sidecarPath: location.sidecarPath,
     endpoints: resolved,
     models: menu,
+    agents: location.path === undefined ? [] : Object.entries(files[0]?.config?.agents ?? {}).map(([name, value]) => ({ ...value, name })),
     // Each key was checked on its own in its file; together they still form a valid defaults block.
     defaults: defaultsSchema.parse(writtenDefaults),
     searched: location.searched,

@@ -103,6 +103,20 @@ export const modelSchema = z.strictObject({
   permission_mode: z.enum(PERMISSION_MODES).optional(),
 });
 
+/**
+ * An `agents:` entry: which local model runs a Claude Code agent definition (`model`, `endpoint`), and, with a
+ * `prompt`, the definition itself (it then ranks above the project's and the user's files, like Claude Code's
+ * --agents). Only models.yaml may hold one: the sidecar is written by tool calls.
+ */
+export const agentEntrySchema = z.strictObject({
+  model: z.string().min(1).optional(),
+  endpoint: z.string().min(1).optional(),
+  description: z.string().min(1).optional(),
+  prompt: z.string().min(1).optional(),
+  tools: z.array(name).optional(),
+  disallowed_tools: z.array(name).optional(),
+});
+
 export const DEFAULT_SYSTEM_PROMPT_APPEND = [
   'You are a delegate: another Claude session wrote this task for you and will review your work.',
   'Do the task in the working directory, verify it (run the tests or commands the brief names),',
@@ -184,11 +198,13 @@ export const configFileSchema = z.strictObject({
   endpoints: z.record(name, endpointSchema).default({}),
   models: z.record(name, modelSchema.nullable().transform((m) => m ?? modelSchema.parse({}))).default({}),
   defaults: defaultsSchema.default(defaultsSchema.parse({})),
+  agents: z.record(name, agentEntrySchema.nullable().transform((a) => a ?? agentEntrySchema.parse({}))).default({}),
 });
 
 export type EndpointConfig = z.infer<typeof endpointSchema>;
 export type ModelEntry = z.infer<typeof modelSchema>;
 export type Defaults = z.infer<typeof defaultsSchema>;
+export type AgentEntry = z.infer<typeof agentEntrySchema> & { readonly name: string };
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
 /** An endpoint with its name, as the rest of the program sees it. */
@@ -214,6 +230,8 @@ export interface Config {
   readonly endpoints: readonly Endpoint[];
   readonly models: readonly ModelMenuEntry[];
   readonly defaults: Defaults;
+  /** models.yaml's `agents:` entries (never the sidecar's). */
+  readonly agents?: readonly AgentEntry[] | undefined;
   /** Where the loader looked for the hand-written file, in order (for "no config found" messages). */
   readonly searched?: readonly string[];
   /** Problems that do not stop the registry from loading (an unset api_key_env). */

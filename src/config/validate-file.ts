@@ -20,7 +20,7 @@ export interface ValidatedFile {
   readonly issues: ConfigIssue[];
 }
 
-const SECTIONS = ['endpoints', 'models', 'defaults'] as const;
+const SECTIONS = ['endpoints', 'models', 'defaults', 'agents'] as const;
 
 /** Marks zod's stock messages, which we replace with our own wording; schema-authored messages pass through. */
 const STOCK = '\u0000stock';
@@ -108,7 +108,7 @@ const RESERVED_NAMES = ['__proto__', 'constructor', 'prototype'];
 
 function crossFieldIssues(data: unknown): [KeyPath, string][] {
   const out: [KeyPath, string][] = [];
-  for (const section of ['endpoints', 'models'] as const) {
+  for (const section of ['endpoints', 'models', 'agents'] as const) {
     const entries = isPlainObject(data) ? data[section] : undefined;
     if (!isPlainObject(entries)) continue;
     for (const name of RESERVED_NAMES) {

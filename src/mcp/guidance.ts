@@ -14,6 +14,7 @@ export const LISTING_FOR_MODEL: ListingWords = {
   serverCwd: "run_agent's default cwd",
   noEndpoints: 'No endpoints configured. Add one to models.yaml (see models.example.yaml) or call register_endpoint.',
   nextSteps: WORKFLOW_GUIDANCE,
+  agents: 'agents (run_agent agent: NAME; its prompt and tools, the task is its input):',
 };
 
 /** The next step after a job reference that names no job (raised below this layer, which names no tool). */

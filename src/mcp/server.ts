@@ -7,6 +7,11 @@ import type { App } from '../app.js';
 import { WORKFLOW_GUIDANCE } from './guidance.js';
 import type { CallerPlace } from './caller-bytes.js';
 import { registerTools } from './tools/index.js';
+import { taskKey } from '../coord/task-key.js';
+import { connectInner } from './tasks/inner-server.js';
+import { createModernEndpoint, type ModernEndpoint } from './tasks/modern-endpoint.js';
+import { createTaskBoard } from './tasks/task-board.js';
+import { taskIds } from './tasks/task-ids.js';
 
 export const SERVER_INSTRUCTIONS = [
   'localagents runs delegated Claude Code sessions on the user\'s own GPU servers (llama.cpp or vLLM).',
@@ -21,4 +26,12 @@ export function createMcpServer(app: App, version: string, caller: CallerPlace =
   const server = new McpServer({ name: 'localagents', version }, { instructions: SERVER_INSTRUCTIONS });
   registerTools(server, app, caller);
   return server;
+}
+
+/** The 2026-07-28 side (server/discover, tasks), one per process: its own McpServer with the same tools. */
+export async function createModernEndpointFor(app: App, version: string, caller: CallerPlace = {}): Promise<ModernEndpoint> {
+  const inner = await connectInner(createMcpServer(app, version, caller), version);
+  const jobs = { get: (id: string) => app.jobs.get(id), cancel: (id: string, by: string) => app.jobs.cancel(id, by), resolveJob: (ref: string) => app.resolveJob(ref) };
+  const board = createTaskBoard(inner, jobs, taskIds(await taskKey(app.stateDir)));
+  return createModernEndpoint(inner, board, { name: 'localagents', version, instructions: SERVER_INSTRUCTIONS });
 }

@@ -8,15 +8,19 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { DualEraTransport } from './tasks/dual-era.js';
+import type { ModernEndpoint } from './tasks/modern-endpoint.js';
+import { isModern } from './tasks/wire.js';
 import { errorMessage } from '../errors.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { bearerToken, createFrontDoor, type FrontDoor, type Refusal } from '../net/front-door.js';
 import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken, type RequestTarget } from '../net/request-url.js';
 
 /** Resolves when the client closes stdin (the caller's Claude Code exited). */
-export async function serveStdio(server: McpServer): Promise<void> {
-  const transport = new StdioServerTransport();
+export async function serveStdio(server: McpServer, modern?: ModernEndpoint): Promise<void> {
+  const stdio = new StdioServerTransport();
+  const transport = modern === undefined ? stdio : new DualEraTransport(stdio, modern, 'stdio');
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());
@@ -73,6 +77,18 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
   res.end(body);
 }
 
+const isModernBody = (body: unknown): body is JSONRPCMessage => typeof body === 'object' && body !== null && !Array.isArray(body) && isModern(body as JSONRPCMessage);
+
+/** One 2026-07-28 message, answered as JSON (progress is not streamed here: a task carries the long calls). */
+async function answerModern(res: ServerResponse, modern: ModernEndpoint, body: JSONRPCMessage): Promise<void> {
+  const reply = await modern.handle(body, 'http');
+  if (reply === undefined) {
+    res.writeHead(202).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+}
+
 export interface HttpOptions {
   readonly port: number;
   /** Address to bind; 127.0.0.1 unless the user chose another. */
@@ -83,6 +99,8 @@ export interface HttpOptions {
   readonly tokenHint: (port: number) => string;
   /** Host names accepted on top of the bound address. */
   readonly allowedHosts?: readonly string[];
+  /** Serves 2026-07-28 requests (no session: each POST stands alone); without it only 2025-11-25 sessions. */
+  readonly modern?: ModernEndpoint;
 }
 
 export interface HttpHandle {
@@ -110,6 +128,10 @@ export async function serveHttp(makeServer: () => McpServer, options: HttpOption
         }
         const body = req.method === 'POST' ? await readJson(req) : undefined;
         const sessionId = req.headers['mcp-session-id'];
+        if (options.modern !== undefined && sessionId === undefined && req.method === 'POST' && isModernBody(body)) {
+          await answerModern(res, options.modern, body);
+          return;
+        }
         let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
         if (transport === undefined) {
           if (req.method !== 'POST' || !isInitializeRequest(body)) {

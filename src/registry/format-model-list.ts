@@ -15,6 +15,8 @@ export interface ListingWords {
   readonly serverCwd: string;
   readonly noEndpoints: string;
   readonly nextSteps: string;
+  /** The heading of the agents a job can run as: how this reader names one. */
+  readonly agents: string;
 }
 
 function k(n: number | undefined): string {
@@ -71,6 +73,22 @@ function routerLine(e: EndpointListing): string {
   return `  router: loads models on demand and holds ${limit} at once (max_instances); a probe never loads one`;
 }
 
+/** One line per agent a job can run: name, where it is defined, the model it would use, what it is for. */
+function agentLines(listing: ModelListing, words: ListingWords): string[] {
+  const agents = listing.agents ?? [];
+  const problems = listing.agent_problems ?? [];
+  if (agents.length === 0 && problems.length === 0) return [];
+  const out = [words.agents];
+  for (const a of agents) {
+    const model = `${a.model ?? 'first live model'}${a.endpoint === undefined ? '' : ` on ${a.endpoint}`}`;
+    out.push(`  ${printable(a.name)} (${a.source}, ${printable(model)}): ${printable(a.description)}`);
+  }
+  for (const p of problems.slice(0, 5)) out.push(`  unusable: ${printable(p)}`);
+  if (problems.length > 5) out.push(`  and ${problems.length - 5} more unusable agent files`);
+  out.push('');
+  return out;
+}
+
 export function formatModelList(listing: ModelListing, words: ListingWords): string {
   const out: string[] = [
     `config: ${listing.config}`,
@@ -110,6 +128,7 @@ export function formatModelList(listing: ModelListing, words: ListingWords): str
     }
     out.push('');
   }
+  out.push(...agentLines(listing, words));
   out.push(words.nextSteps);
   return out.join('\n');
 }

@@ -8,6 +8,7 @@ import type { Config, ModelMenuEntry } from '../config/schema.js';
 import { routerRoom, type RouterRoom } from './router-room.js';
 import { slotUse, type EndpointJobs, type QueueEntry, type SlotUse } from './slot-use.js';
 import { matchName } from './match.js';
+import type { AgentsListing } from '../agents/agent-listing.js';
 
 export interface EndpointListing extends EndpointProbe {
   readonly capacity: number;
@@ -31,7 +32,7 @@ export interface MenuListing {
   readonly live_on: readonly string[];
 }
 
-export interface ModelListing {
+export interface ModelListing extends Partial<AgentsListing> {
   readonly config: string;
   readonly endpoints: readonly EndpointListing[];
   readonly menu: readonly MenuListing[];

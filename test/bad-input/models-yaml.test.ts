@@ -38,7 +38,7 @@ const CASES: readonly Case[] = [
     yaml: (u) => `a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nendpoints:\n  gpu:\n    base_url: ${u}\n`,
     message: () => 'FILE: YAML error: Excessive alias count indicates a resource exhaustion attack',
   },
-  { name: 'a __proto__ key at the top', yaml: (u) => `__proto__:\n  polluted: true\nendpoints:\n  gpu:\n    base_url: ${u}\n`, message: () => 'FILE:1: __proto__: unknown key — expected one of endpoints, models, defaults' },
+  { name: 'a __proto__ key at the top', yaml: (u) => `__proto__:\n  polluted: true\nendpoints:\n  gpu:\n    base_url: ${u}\n`, message: () => 'FILE:1: __proto__: unknown key — expected one of endpoints, models, defaults, agents' },
   { name: 'endpoints as a list', yaml: (u) => `endpoints:\n  - base_url: ${u}\n`, message: () => 'FILE:1: endpoints: expected a mapping of names to entries, got a list' },
   { name: 'an endpoint with no body', yaml: () => 'endpoints:\n  gpu:\n', message: () => 'FILE:2: endpoints.gpu: expected a mapping with base_url, got an empty value' },
   { name: 'max_jobs below 1', yaml: (u) => `endpoints:\n  gpu:\n    base_url: ${u}\n    max_jobs: -1\n`, message: () => 'FILE:4: endpoints.gpu.max_jobs: expected an integer from 1 to 256, got -1' },

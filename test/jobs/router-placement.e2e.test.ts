@@ -39,7 +39,7 @@ function app(configYaml: string): App {
   return a;
 }
 
-const WORDS = { serverCwd: 'cwd', noEndpoints: 'none', nextSteps: '' };
+const WORDS = { serverCwd: 'cwd', noEndpoints: 'none', nextSteps: '', agents: 'agents:' };
 
 describe('a router-mode server', () => {
   it('list_models shows every model with its state, window and cost, and loads nothing', async () => {

@@ -15,6 +15,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['usage'],
   ['jobs'],
   ['shim', 'registry'],
+  ['agents'],
   ['backends'],
   ['config'],
   ['coord', 'log'],

@@ -23,6 +23,7 @@ import { refuseInsideJob } from '../../jobs/claude/nested-job.js';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../../jobs/sandbox/policy.js';
 
 interface RunOptions {
+  agent?: string;
   model?: string;
   endpoint?: string;
   cwd?: string;
@@ -143,6 +144,7 @@ async function runJob(ctx: CliContext, configPath: string | undefined, taskArg: 
   await withApp(ctx, configPath, async (app) => {
     const started = await app.jobs.start({
       task,
+      agent: opts.agent,
       model: opts.model,
       endpoint: opts.endpoint,
       cwd: opts.cwd === undefined ? undefined : resolve(ctx.cwd, opts.cwd),
@@ -168,6 +170,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .command('run')
     .description('start a delegated Claude Code job on a local model (as a delegation from Claude Code does) and show it until it ends')
     .argument('<task>', 'the brief: goal, files, how to verify; - reads it from stdin')
+    .option('--agent <name>', 'run as this Claude Code agent definition (.claude/agents/<name>.md, ~/.claude/agents or models.yaml agents:); the task is its input')
     .option('--model <name>', 'served id, glob, fuzzy name or models.yaml menu name (default: defaults.model, else the first live endpoint)')
     .option('--endpoint <name>', 'pin the job to this endpoint')
     .option('--cwd <dir>', 'working directory of the job (default: the current directory)')
@@ -193,6 +196,7 @@ Examples:
   localagents run "Add a --verbose flag to src/cli.ts; run npm test; report what changed"
   localagents run --isolation worktree --model qwen3.8-27b "Write tests for src/parse.ts"
   localagents run - --no-follow < brief.md
+  localagents run --agent test-writer "Cover src/parse.ts"
   localagents run --verify "npm test" "Add a --json flag to src/cli.ts and a test for it"
   localagents run --json "Fix the failing test in test/a.test.ts" | jq .status`)
     .action((task: string, opts: RunOptions) => runJob(ctx, program.opts<GlobalOptions>().config, task, opts));

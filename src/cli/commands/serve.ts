@@ -9,7 +9,8 @@ import { removeTokenFile, tokenFilePath, writeOwnerSecret, writeTokenFile } from
 import { startDashboard } from '../../dashboard/server.js';
 import { BadArgumentError } from '../../errors.js';
 import { refuseInsideJob } from '../../jobs/claude/nested-job.js';
-import { createMcpServer } from '../../mcp/server.js';
+import { createMcpServer, createModernEndpointFor } from '../../mcp/server.js';
+import type { ModernEndpoint } from '../../mcp/tasks/modern-endpoint.js';
 import { serveHttp, serveStdio } from '../../mcp/transports.js';
 import { isLoopbackAddress } from '../../net/front-door.js';
 import { newToken } from '../../net/token.js';
@@ -54,11 +55,11 @@ function httpToken(ctx: CliContext): { token: string; given: boolean } {
   return { token: given, given: true };
 }
 
-async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions): Promise<void> {
+async function serveOverHttp(app: App, ctx: CliContext, opts: ServeOptions, modern: ModernEndpoint): Promise<void> {
   const { token, given } = httpToken(ctx);
   const tokenHint = (port: number): string =>
     given ? `Send Authorization: Bearer <the value of ${HTTP_TOKEN_ENV}>.` : `Send Authorization: Bearer <token>; the token is in ${tokenFilePath(app.stateDir, port)}.`;
-  const handle = await serveHttp(() => createMcpServer(app, ctx.version), { port: Number(opts.port), host: opts.host, token, tokenHint, allowedHosts: opts.allowedHost });
+  const handle = await serveHttp(() => createMcpServer(app, ctx.version), { port: Number(opts.port), host: opts.host, token, tokenHint, allowedHosts: opts.allowedHost, modern });
   const port = Number(new URL(handle.url).port);
   try {
     if (!isLoopbackAddress(opts.host)) {
@@ -84,17 +85,22 @@ export async function serve(ctx: CliContext, opts: ServeOptions): Promise<void> 
   if (opts.transport === 'sse') refuseSse();
   await withApp(ctx, opts.config, async (app) => {
     const dashboard = opts.dashboard ? await startDashboard(app, { port: Number(opts.dashboardPort ?? 0), log: ctx.log }) : undefined;
+    const overHttp = opts.transport === 'http' || opts.transport === 'streamable-http';
+    // Claude Code starts a stdio server in its own cwd (which names its transcript folder), and may say its session;
+    // an HTTP server is shared, so it knows no one caller.
+    const caller = overHttp ? {} : { cwd: ctx.cwd, session: ctx.env.CLAUDE_CODE_SESSION_ID };
+    // MCP 2026-07-28 beside 2025-11-25: server/discover, and run_agent/wait_job as tasks (src/mcp/tasks/).
+    const modern = await createModernEndpointFor(app, ctx.version, caller);
     try {
       if (dashboard) await announceDashboard(app, ctx, dashboard.url);
-      if (opts.transport === 'http' || opts.transport === 'streamable-http') await serveOverHttp(app, ctx, opts);
+      if (overHttp) await serveOverHttp(app, ctx, opts, modern);
       else {
-        // Claude Code starts a stdio server in its own cwd (which names its transcript folder), and may say its session.
-        const caller = { cwd: ctx.cwd, session: ctx.env.CLAUDE_CODE_SESSION_ID };
-        await Promise.race([serveStdio(createMcpServer(app, ctx.version, caller)), untilSignal()]);
+        await Promise.race([serveStdio(createMcpServer(app, ctx.version, caller), modern), untilSignal()]);
         // An open stdin would keep the process alive after a signal: the first Ctrl-C or SIGTERM must end it.
         process.stdin.destroy();
       }
     } finally {
+      await modern.close();
       await dashboard?.close();
     }
   });

@@ -4,7 +4,7 @@
  * cancel also ends the shells and tools it started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { query, type Options, type SDKMessage, type SpawnOptions, type SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
+import { query, type AgentDefinition, type Options, type SDKMessage, type SpawnOptions, type SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
 import { signalGroup, stopGroup } from '../../coord/process-group.js';
 
 export interface SessionRequest {
@@ -26,6 +26,11 @@ export interface SessionRequest {
   readonly onSpawn?: (pid: number) => void;
   /** In-process hook callbacks (the verify command's Stop hook). */
   readonly hooks?: Options['hooks'];
+  /**
+   * The agent the main thread runs as, passed inline (like --agents): it ranks above a same-named file in the
+   * project's .claude/agents, so the session runs the definition localagents checked, not one it would load itself.
+   */
+  readonly agent?: { readonly name: string; readonly definition: AgentDefinition } | undefined;
   /** Overrides the bundled binary (tests of a crashing session). */
   readonly executable?: string | undefined;
 }
@@ -92,6 +97,7 @@ export async function runClaudeSession(request: SessionRequest): Promise<void> {
     spawnClaudeCodeProcess: (spawnOptions) => spawnInGroup(spawnOptions, request),
     ...(request.resume ? { resume: request.resume } : {}),
     ...(request.hooks ? { hooks: request.hooks } : {}),
+    ...(request.agent ? { agent: request.agent.name, agents: { [request.agent.name]: request.agent.definition } } : {}),
     ...(request.executable ? { pathToClaudeCodeExecutable: request.executable } : {}),
   };
   for await (const message of query({ prompt: request.prompt, options })) {

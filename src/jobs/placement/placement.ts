@@ -19,6 +19,8 @@ export interface PlacementInput {
   readonly warmEndpoint: string | undefined;
   /** run_agent's endpoint argument, when it pinned the job to one endpoint. */
   readonly pinnedEndpoint?: string | undefined;
+  /** Who pinned it, in words (default: the endpoint argument). */
+  readonly pinnedBy?: string | undefined;
   /** The menu entry's endpoint: first choice while it has a free place. */
   readonly preferredEndpoint?: string | undefined;
   /** Why the preferred endpoint is not a candidate at all (from resolution). */
@@ -86,7 +88,7 @@ export function routerWait(input: PlacementInput): { reason: string; waited: str
 }
 
 function placementReason(input: PlacementInput, chosen: string, withRoom: number): string {
-  if (input.pinnedEndpoint !== undefined) return `pinned by the endpoint argument (${chosen})`;
+  if (input.pinnedEndpoint !== undefined) return `pinned by ${input.pinnedBy ?? 'the endpoint argument'} (${chosen})`;
   if (chosen === input.preferredEndpoint) return `the menu entry's preferred endpoint (${chosen})`;
   const preferred =
     input.preferredEndpoint === undefined

@@ -15,7 +15,9 @@ import { fifoOf } from './job-queue.js';
 import type { QueuedJob } from './local-jobs.js';
 import { newQueuedRecord, resumeTarget, sessionBusy } from './new-job.js';
 import type { Observation } from '../placement/observation.js';
-import { settleSettings, type RunRequest } from '../session/run-request.js';
+import { resolveCwd, settleSettings, type RequestedAgent, type RunRequest } from '../session/run-request.js';
+import { findAgent } from '../../agents/find-agent.js';
+import { agentModelChoice } from '../../agents/agent-model.js';
 
 export interface EnqueueDeps {
   readonly loadConfig: () => Promise<Config>;
@@ -40,14 +42,26 @@ function checkServed(seen: Observation, request: RunRequest): void {
   }
 }
 
+/** The agent the request names, and the request with the agent's model and endpoint filled in where the caller left them out. */
+async function withAgent(request: RunRequest, config: Config, deps: EnqueueDeps): Promise<{ effective: RunRequest; agent: RequestedAgent | undefined }> {
+  if (request.agent === undefined) return { effective: request, agent: undefined };
+  const cwd = await resolveCwd(request.cwd ?? deps.defaultCwd);
+  const { agent, entry } = await findAgent({ config, cwd, env: deps.parentEnv }, request.agent);
+  const choice = agentModelChoice(agent, entry, config.defaults);
+  const fromCaller = request.model === undefined ? choice.from : 'the model argument';
+  return { effective: { ...request, model: request.model ?? choice.model, endpoint: request.endpoint ?? choice.endpoint }, agent: { found: agent, modelFrom: fromCaller, endpointFrom: request.endpoint === undefined && choice.endpoint !== undefined ? `agents.${agent.name}.endpoint in models.yaml` : undefined } };
+}
+
 /** The queued job, and the probe that checked it (the placement pass right after reuses it). */
 export async function enqueueJob(deps: EnqueueDeps, request: RunRequest): Promise<{ queued: QueuedJob; seen: Observation }> {
   const config = await deps.loadConfig();
-  const { effective, resumeSession, menuEntry: resumedEntry } = await resumeTarget(deps.store, request, deps.busy);
+  const resumed = await resumeTarget(deps.store, request, deps.busy);
+  const { resumeSession, menuEntry: resumedEntry } = resumed;
+  const { effective, agent } = await withAgent(resumed.effective, config, deps);
   const requested = effective.model ?? config.defaults.model;
   const entryName = resumedEntry ?? requested;
   const menuEntry = entryName === undefined ? undefined : findMenuEntry(config, entryName);
-  const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv, menuEntry);
+  const settings = await settleSettings(effective, config, deps.defaultCwd, deps.parentEnv, menuEntry, agent);
   // Fail fast on arguments and on a model that is nowhere, before a record exists.
   const seen = await deps.observe(config);
   checkServed(seen, effective);

@@ -42,6 +42,7 @@ export function placedJob(q: QueuedJob, placement: Placement, worktree: Prepared
     resumeSession: q.resumeSession,
     abort: new AbortController(),
     stopReason: undefined,
+    cancelledBy: undefined,
   };
 }
 

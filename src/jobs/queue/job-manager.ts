@@ -5,6 +5,7 @@
  * (job-launch.ts), durable record saves (record-saver.ts), this process's jobs
  * by stage (local-jobs.ts) and the jobs of other processes (other-process-jobs.ts).
  */
+import { byWhom } from '../session/final-status.js';
 import type { Prober } from '../../backends/probe.js';
 import type { Config } from '../../config/schema.js';
 import { watchCancelRequests } from '../../coord/cancel-requests.js';
@@ -41,7 +42,8 @@ export interface JobManagerDeps {
 export interface JobManager {
   start(request: RunRequest): Promise<JobRecord>;
   wait(id: string, timeoutS: number): Promise<JobRecord>;
-  cancel(id: string): Promise<JobRecord>;
+  /** `by` names who asked, for the record's error (e.g. "the caller's TaskStop"). */
+  cancel(id: string, by?: string): Promise<JobRecord>;
   get(id: string): Promise<JobRecord>;
   /**
    * Oldest first; `newest` limits the answer to the most recent jobs (cheap with thousands on record),
@@ -89,19 +91,20 @@ async function waitLocal(done: Promise<JobRecord>, timeoutS: number, now: () => 
 }
 
 /** Asks our job to stop in whatever stage it is: a queued one ends at once, a starting one once it runs. */
-async function cancelLocal(jobs: LocalJobs, id: string, settle: (q: QueuedJob, patch: Partial<JobRecord>) => Promise<void>): Promise<JobRecord | undefined> {
+async function cancelLocal(jobs: LocalJobs, id: string, settle: (q: QueuedJob, patch: Partial<JobRecord>) => Promise<void>, by?: string): Promise<JobRecord | undefined> {
   const local = jobs.get(id);
   if (local === undefined) return undefined;
   const { stage } = local;
   switch (stage.name) {
     case 'queued':
-      await settle(local.queued, { status: 'cancelled', error: 'cancelled on request before it started' });
+      await settle(local.queued, { status: 'cancelled', error: `cancelled on request${byWhom(by)} before it started` });
       return local.queued.record;
     case 'starting':
       await stage.started; // its worktree is being made: cancelled once it runs
-      return cancelLocal(jobs, id, settle);
+      return cancelLocal(jobs, id, settle, by);
     case 'running':
       stage.job.stopReason ??= 'cancelled';
+      stage.job.cancelledBy ??= by;
       stage.job.abort.abort();
       return stage.done;
     case 'ended':
@@ -146,9 +149,9 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
       if (local === undefined) return watchRecord(elsewhere, id, Date.now() + timeoutS * 1000);
       return waitLocal(local.queued.done, timeoutS, () => get(id));
     },
-    async cancel(id) {
+    async cancel(id, by) {
       // Ours: stopped in whatever stage it is; otherwise another process's job, asked through the cancel inbox.
-      return (await cancelLocal(jobs, checkJobId(id), queue.settle)) ?? cancelElsewhere(elsewhere, id);
+      return (await cancelLocal(jobs, checkJobId(id), queue.settle, by)) ?? cancelElsewhere(elsewhere, id);
     },
     get,
     async list(includeFinished, newest) {

@@ -82,6 +82,7 @@ export function placeQueued(draft: BoardDraft, pass: Pass): { placed: [QueuedJob
       loadOf: loadOf(pass.seen, draft),
       warmEndpoint: pass.warmEndpoint(q.settings.cwd),
       pinnedEndpoint: resolution.pinnedEndpoint,
+      pinnedBy: q.settings.pinnedBy,
       preferredEndpoint: resolution.preferredEndpoint,
       preferredMissing: resolution.preferredMissing,
     };

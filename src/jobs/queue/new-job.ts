@@ -8,6 +8,12 @@ import { checkJobId } from '../record/job-id.js';
 import { FINISHED, type JobRecord } from '../record/job-record.js';
 import type { JobStore } from '../record/job-store.js';
 import type { JobSettings, RunRequest } from '../session/run-request.js';
+import type { JobAgent } from '../session/agent-job.js';
+
+/** What the record keeps of the agent: which file ran, in which version, and where its model came from. */
+function agentRecord(agent: JobAgent): NonNullable<JobRecord['agent']> {
+  return { name: agent.name, source: agent.source, file: agent.file, sha256: agent.sha256, model_from: agent.modelFrom, ...(agent.tools === undefined ? {} : { tools: [...agent.tools] }) };
+}
 
 export interface ResumeTarget {
   /** The request with the earlier job's model, endpoint and tree filled in. */
@@ -32,7 +38,8 @@ export async function resumeTarget(store: JobStore, request: RunRequest, busy: (
     throw sessionBusy(previous.id, previous.id, previous.status);
   }
   return {
-    effective: { ...request, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' },
+    // The same agent again, unless the caller names one: its definition is read afresh (the record says which ran).
+    effective: { ...request, agent: request.agent ?? previous.agent?.name, model: previous.model.served, endpoint: previous.model.endpoint, cwd: previous.work_dir ?? previous.cwd, isolation: 'none' },
     resumeSession: previous.session_id,
     menuEntry: previous.model.menu_entry,
   };
@@ -84,7 +91,8 @@ export function newQueuedRecord(job: NewJob): JobRecord {
     files_touched: [],
     usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0 },
     requests: 0,
-    warnings: [],
+    warnings: [...settings.agentWarnings],
+    ...(settings.agent === undefined ? {} : { agent: agentRecord(settings.agent) }),
     owner_pid: selfIdentity.pid,
     owner_start: selfIdentity.start,
   };

@@ -128,6 +128,17 @@ export const jobRecordSchema = z.object({
     /** The menu entry the request resolved through, whose permission_mode, max_turns and env apply. */
     menu_entry: z.string().optional(),
   }),
+  /** The Claude Code agent definition the session ran as: which file (or models.yaml), its sha256, where its model came from, the tools it was offered. */
+  agent: z
+    .object({
+      name: z.string(),
+      source: z.enum(['models.yaml', 'project', 'user']),
+      file: z.string(),
+      sha256: z.string(),
+      model_from: z.string(),
+      tools: z.array(z.string()).optional(),
+    })
+    .optional(),
   /** The folder with this job's transcript.txt, events.jsonl and requests.jsonl. */
   log_dir: z.string().optional(),
   cwd: z.string(),

@@ -63,6 +63,44 @@ export const JOB_RECORD_SHAPE: Shape = {
         }
       }
     },
+    "agent": {
+      "type": "object",
+      "properties": {
+        "name": {
+          "type": "string"
+        },
+        "source": {
+          "type": "string",
+          "enum": [
+            "models.yaml",
+            "project",
+            "user"
+          ]
+        },
+        "file": {
+          "type": "string"
+        },
+        "sha256": {
+          "type": "string"
+        },
+        "model_from": {
+          "type": "string"
+        },
+        "tools": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "name",
+        "source",
+        "file",
+        "sha256",
+        "model_from"
+      ]
+    },
     "log_dir": {
       "type": "string"
     },

@@ -13,6 +13,8 @@ export type StopReason = 'cancelled' | 'timeout' | 'shutdown';
 
 export interface RunEnd {
   readonly stopReason: StopReason | undefined;
+  /** Who asked for the cancel, when known. */
+  readonly cancelledBy?: string | undefined;
   readonly timeoutS: number;
   /** The session's own error result (is_error), if it ended in one. */
   readonly resultError: string | undefined;
@@ -36,9 +38,12 @@ export interface FinalStatus {
   readonly error: string | undefined;
 }
 
+/** ` of <who>` when the canceller is known. */
+export const byWhom = (who: string | undefined): string => (who === undefined ? '' : ` of ${who}`);
+
 function statusOf(end: RunEnd): FinalStatus {
   if (end.sandboxProblem !== undefined) return { status: 'failed', error: end.sandboxProblem };
-  if (end.stopReason === 'cancelled') return { status: 'cancelled', error: 'cancelled on request' };
+  if (end.stopReason === 'cancelled') return { status: 'cancelled', error: `cancelled on request${byWhom(end.cancelledBy)}` };
   if (end.stopReason === 'shutdown') return { status: 'interrupted', error: 'the localagents server shut down while the job ran; it can be resumed' };
   if (end.stopReason === 'timeout') return { status: 'timeout', error: `stopped after timeout_s=${end.timeoutS} s` };
   if (end.setupError !== undefined) return { status: 'failed', error: `localagents failed to run the job: ${errorMessage(end.setupError)}` };

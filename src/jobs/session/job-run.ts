@@ -20,6 +20,7 @@ import { findClaudeCode, NO_CLAUDE_CODE, type ClaudeCode } from '../claude/claud
 import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from '../claude/claude-session.js';
 import { isHarmlessStderr } from '../claude/claude-stderr.js';
+import { sessionAgent } from './agent-job.js';
 import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from '../record/job-record.js';
 import type { JobPaths } from '../record/job-store.js';
@@ -62,6 +63,8 @@ export interface PlacedJob {
   readonly resumeSession: string | undefined;
   readonly abort: AbortController;
   stopReason: StopReason | undefined;
+  /** Who asked for the cancel, when a caller said (e.g. the calling Claude's TaskStop). */
+  cancelledBy: string | undefined;
 }
 
 /** Everything a run opens, so one `finally` can close what was opened so far. */
@@ -135,6 +138,7 @@ async function runSession(job: PlacedJob, claude: ClaudeCode, env: Record<string
       maxTurns: job.settings.maxTurns,
       resume: job.resumeSession,
       hooks: verifier?.hooks,
+      agent: sessionAgent(job.settings.agent, job.settings.disallowedTools),
       abortController: job.abort,
       executable: claude.path,
       onSpawn: (pid) => {
@@ -221,6 +225,7 @@ async function startAndRun(job: PlacedJob, deps: RunDeps, run: RunTracker, opene
 async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: SessionOutcome & Pick<RunEnd, 'setupError'>): Promise<void> {
   const { status, error } = finalStatus({
     stopReason: job.stopReason,
+    cancelledBy: job.cancelledBy,
     timeoutS: job.settings.timeoutS,
     resultError: run.progress.error,
     finished: run.progress.finished,

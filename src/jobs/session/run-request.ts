@@ -12,9 +12,13 @@ import { sandboxPolicy, type SandboxPolicy, type SandboxRequest } from '../sandb
 import { worktreeSource } from '../git/worktree.js';
 import type { VerifyPlan } from '../verify/verifier.js';
 import { SERVER_SIDE_TOOLS_NOTE, withServerSideTools } from '../claude/server-side-tools.js';
+import { agentLimits, type JobAgent } from './agent-job.js';
+import type { FoundAgent } from '../../agents/definition.js';
 
 export interface RunRequest {
   readonly task: string;
+  /** An agent definition to run as (.claude/agents, ~/.claude/agents or models.yaml's agents:). */
+  readonly agent?: string | undefined;
   readonly model?: string | undefined;
   readonly endpoint?: string | undefined;
   readonly cwd?: string | undefined;
@@ -46,6 +50,8 @@ export interface JobSettings {
   readonly failoverAfterS: number;
   /** run_agent's endpoint argument: a job pinned to one endpoint never moves. */
   readonly pinnedEndpoint: string | undefined;
+  /** Who pinned it, for the record's endpoint_reason: the endpoint argument, or the agent's models.yaml entry. */
+  readonly pinnedBy: string | undefined;
   /** The menu entry's served_name, when set: its glob decides which served ids are the job's model. */
   readonly servedName: string | undefined;
   readonly allowedTools: readonly string[];
@@ -63,6 +69,18 @@ export interface JobSettings {
   /** models.yaml and its sidecar, and every endpoint's api_key_env: what a sandboxed session may not read. */
   readonly secrets: { readonly files: readonly string[]; readonly variables: readonly string[] };
   readonly verify: VerifyPlan | undefined;
+  /** The agent definition the session runs as, narrowed to the job's limits. */
+  readonly agent: JobAgent | undefined;
+  /** What of the definition was not applied, for the record. */
+  readonly agentWarnings: readonly string[];
+}
+
+/** The agent a request names, and where its model came from. */
+export interface RequestedAgent {
+  readonly found: FoundAgent;
+  readonly modelFrom: string;
+  /** Set when the endpoint came from the agent's models.yaml entry rather than the caller. */
+  readonly endpointFrom?: string | undefined;
 }
 
 /** How often the check may run: the caller's wish (default 3), never above defaults.max_verify_attempts. */
@@ -102,6 +120,7 @@ export async function settleSettings(
   defaultCwd: string,
   env: Readonly<Record<string, string | undefined>>,
   menuEntry?: ModelMenuEntry,
+  agent?: RequestedAgent,
 ): Promise<JobSettings> {
   const d = config.defaults;
   const permissionMode = request.permissionMode ?? menuEntry?.permission_mode ?? d.permission_mode;
@@ -115,7 +134,13 @@ export async function settleSettings(
   }
   // A tool the config forbids stays forbidden whatever the caller asks for.
   const disallowed = withServerSideTools(d.disallowed_tools);
-  const allowedTools = (request.allowedTools ?? d.allowed_tools).filter((t) => !disallowed.includes(t));
+  const plain = {
+    allowedTools: (request.allowedTools ?? d.allowed_tools).filter((t) => !disallowed.includes(t)),
+    disallowedTools: disallowed,
+    permissionMode,
+    maxTurns: request.maxTurns ?? menuEntry?.max_turns ?? d.max_turns,
+  };
+  const limits = agent === undefined ? { ...plain, agent: undefined, warnings: [] } : agentLimits(agent.found, agent.modelFrom, plain);
   const cwd = await resolveCwd(request.cwd ?? defaultCwd);
   const isolation = request.isolation ?? 'none';
   // Refuse a tree that cannot give a worktree now, as an error, rather than as a job that fails.
@@ -123,17 +148,18 @@ export async function settleSettings(
   return {
     cwd,
     isolation,
-    permissionMode,
-    maxTurns: request.maxTurns ?? menuEntry?.max_turns ?? d.max_turns,
+    permissionMode: limits.permissionMode,
+    maxTurns: limits.maxTurns,
     timeoutS: request.timeoutS ?? d.timeout_s,
     outageWaitS: d.outage_wait_s,
     probeTimeoutS: d.probe_timeout_s,
     failover: d.failover,
     failoverAfterS: d.failover_after_s,
     pinnedEndpoint: request.endpoint,
+    pinnedBy: request.endpoint === undefined ? undefined : (agent?.endpointFrom ?? 'the endpoint argument'),
     servedName: menuEntry?.served_name,
-    allowedTools,
-    disallowedTools: disallowed,
+    allowedTools: limits.allowedTools,
+    disallowedTools: limits.disallowedTools,
     settingSources: d.setting_sources,
     systemPromptAppend: [d.system_prompt_append, SERVER_SIDE_TOOLS_NOTE, request.systemPromptAppend].filter((t) => t !== undefined && t !== '').join('\n\n'),
     dumpRequests: d.dump_requests || env.LOCALAGENTS_DUMP_REQUESTS === '1',
@@ -146,5 +172,7 @@ export async function settleSettings(
       variables: config.endpoints.map((e) => e.api_key_env).filter((v) => v !== undefined),
     },
     verify: verifyPlan(request, d),
+    agent: limits.agent,
+    agentWarnings: limits.warnings,
   };
 }

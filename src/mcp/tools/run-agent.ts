@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { App } from '../../app.js';
 import { PERMISSION_MODES } from '../../config/schema.js';
+import { AGENT_NAME } from '../../agents/definition.js';
 import { FINISHED, ISOLATIONS } from '../../jobs/record/job-record.js';
 import { SANDBOX_REQUEST_WORDS, SANDBOX_REQUESTS } from '../../jobs/sandbox/policy.js';
 import { jobRefField, resolveJobArg } from '../job-ref-arg.js';
@@ -40,6 +41,11 @@ export const runAgentInput = {
     .max(1_000_000)
     .refine((task) => task.trim() !== '', { message: 'is only whitespace; write the brief the local model should work from' })
     .describe('The brief, self-contained: goal, files, interfaces to keep, how to verify (commands), what to report. The local model sees nothing else of this conversation.'),
+  agent: z
+    .string()
+    .regex(AGENT_NAME, 'is not an agent name (letters, digits, "-", "_", ".", ":"; at most 64)')
+    .optional()
+    .describe("Run as this agent definition (list_models names them): its prompt and tools; the task is its input. Default model: the agent's mapping in models.yaml."),
   model: modelName().optional().describe('Served id, glob, fuzzy name or models.yaml menu name (see list_models). Default: defaults.model, else the first live endpoint.'),
   endpoint: modelName().optional().describe('Pin the job to this endpoint; otherwise the scheduler picks one with a free slot.'),
   cwd: z
@@ -95,6 +101,7 @@ export function registerRunAgent(server: McpServer, app: App): void {
       const timeout = args.timeout_s === undefined ? undefined : softCap('timeout_s', args.timeout_s, 0, JOB_TIMEOUT_CAP_S, 'a job runs at most one day');
       let record = await app.jobs.start({
         task: args.task,
+        agent: args.agent,
         model: args.model,
         endpoint: args.endpoint,
         cwd: args.cwd,
