@@ -1,5 +1,5 @@
 /**
- * Router mode on the real llama-server (docs/backends.md §3.1): `--models-dir` with the two tiny models and a
+ * Router mode on the real llama-server (docs/backends.md §3.1): `--models-dir` with two tiny models and a
  * damaged GGUF, `--models-max 1`. The simulator's router flavour is compared with it on the same requests; then the
  * built localagents over stdio lists the models without loading any, runs a job on an unloaded model with the
  * model's own window, runs two jobs on two models one after the other with one swap, and fails a job on the
@@ -50,12 +50,13 @@ describe('llama-server router mode (--models-dir, --models-max 1)', () => {
   beforeAll(async () => {
     const models = inject('tinyModels');
     copyFileSync(models.eos, join(dir, 'tiny-eos.gguf'));
-    copyFileSync(models.random, join(dir, 'tiny-random.gguf'));
+    // A second model: the always-EOS one again under another name (the random one writes thousands of tokens a turn).
+    copyFileSync(models.eos, join(dir, 'tiny-other.gguf'));
     // A damaged GGUF: the first 100 kB of a good one.
     writeFileSync(join(dir, 'damaged.gguf'), readFileSync(models.eos).subarray(0, 100_000));
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const args = ['--models-dir', dir, '--models-max', '1', '-c', String(CTX), '--parallel', '1', '-n', '32', '--jinja', '--slots', '--metrics', '--host', '127.0.0.1', '--port', String(port), '-t', '2'];
+    const args = ['--models-dir', dir, '--models-max', '1', '-c', String(CTX), '--parallel', '1', '--jinja', '--slots', '--metrics', '--host', '127.0.0.1', '--port', String(port), '-t', '2'];
     child = spawn(inject('llamaServer'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-2_000_000);
@@ -67,7 +68,7 @@ describe('llama-server router mode (--models-dir, --models-max 1)', () => {
     sim = await startSimulator({
       flavor: 'llama.cpp',
       llamaBuild: 'sep2026',
-      router: { models: [{ id: 'damaged', broken: true }, { id: 'tiny-eos' }, { id: 'tiny-random' }], modelsMax: 1, ctxSize: CTX, parallel: 1 },
+      router: { models: [{ id: 'damaged', broken: true }, { id: 'tiny-eos' }, { id: 'tiny-other' }], modelsMax: 1, ctxSize: CTX, parallel: 1 },
     });
   });
 
@@ -85,7 +86,7 @@ describe('llama-server router mode (--models-dir, --models-max 1)', () => {
     for (const base of [url, sim.url]) {
       expect((await get(`${base}/props`)).json, base).toMatchObject({ role: 'router', max_instances: 1, models_autoload: true, model_path: 'none', default_generation_settings: { n_ctx: 0 } });
       const listed = (await get(`${base}/models`)).json as { data: Array<{ id: string; status: { value: string; args: string[] } }> };
-      expect(listed.data.map((m) => [m.id, m.status.value]), base).toEqual([['damaged', 'unloaded'], ['tiny-eos', 'unloaded'], ['tiny-random', 'unloaded']]);
+      expect(listed.data.map((m) => [m.id, m.status.value]), base).toEqual([['damaged', 'unloaded'], ['tiny-eos', 'unloaded'], ['tiny-other', 'unloaded']]);
       for (const m of listed.data) {
         const args = m.status.args.join(' ');
         expect(args, base).toContain(`--ctx-size ${CTX}`);
@@ -108,7 +109,7 @@ describe('llama-server router mode (--models-dir, --models-max 1)', () => {
     const endpoint = (listing.endpoints as Array<{ server: { maxInstances?: number }; models: Array<{ id: string; routerStatus?: string; context?: number; contextSource: string }> }>)[0];
     expect(endpoint?.server.maxInstances).toBe(1);
     expect(endpoint?.models.map((m) => [m.id, m.routerStatus, m.context, m.contextSource])).toEqual(
-      ['damaged', 'tiny-eos', 'tiny-random'].map((id) => [id, 'unloaded', CTX, "llama.cpp router's arguments for the model (--ctx-size / --parallel)"]),
+      ['damaged', 'tiny-eos', 'tiny-other'].map((id) => [id, 'unloaded', CTX, "llama.cpp router's arguments for the model (--ctx-size / --parallel)"]),
     );
     expect(await states(url)).toEqual(before);
     expect(before['tiny-eos']).toBe('unloaded');
@@ -123,7 +124,7 @@ describe('llama-server router mode (--models-dir, --models-max 1)', () => {
   it('with --models-max 1, two jobs on two models run one after the other with one swap, the second saying why it waited', async () => {
     const evictionsBefore = (log.match(/evicting idle LRU|removing LRU/g) ?? []).length;
     const first = await la.start({ task: 'Say hello.', model: 'tiny-eos' });
-    const second = await la.start({ task: 'Say hello.', model: 'tiny-random' });
+    const second = await la.start({ task: 'Say hello.', model: 'tiny-other' });
     const [r1, r2] = [await la.finish(first.id), await la.finish(second.id)];
     expect([r1.status, r2.status], `${r1.error} | ${r2.error}`).toEqual(['succeeded', 'succeeded']);
     const rec1 = la.record(first.id);
