@@ -3,64 +3,46 @@
  * The composition root: the only place that reads the process (argv, env,
  * cwd) and decides exit codes. Everything else takes what it needs as input.
  *
- * A CommonJS file, the package's bin: Node starts one some 4 ms sooner than an
- * ES module, a sixth of what a status line may spend (BENCHMARKS.md, part 9).
+ * The one door of the command line: every command line goes to commander (src/cli/run.ts), and a command
+ * loads its own modules only when it runs. `npm run build` bundles this file and all it loads into
+ * dist/main.cjs and dist/chunks/ (scripts/bundle-cli.mjs): Node 20 loads a few CommonJS files much faster
+ * than the sixty-odd ES modules a status line needs (BENCHMARKS.md, part 9).
  */
 import fs = require('node:fs');
+import nodeModule = require('node:module');
 import path = require('node:path');
-import codeCache = require('./cli/code-cache.cjs');
 import type { CliContext } from './cli/context.js';
-import type { Logger } from './log.js';
+
+// Node ≥ 22.1 keeps the code it compiles on disk for the next start; older Nodes have no such call.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 function packageVersion(): string {
   const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version?: string };
   return pkg.version ?? '0.0.0';
 }
 
-type ReadCommandLine = typeof import('./cli/read-command-line.js');
-
-/**
- * The read commands a status line or a person runs all day (`statusline`, `jobs`, `show`, `usage`) come from
- * one CommonJS bundle `npm run build` makes (dist/fast/), with a code cache: Node loads that much faster than
- * some sixty ES modules (BENCHMARKS.md, part 9).
- */
-async function readCommandLine(): Promise<ReadCommandLine> {
-  try {
-    return codeCache.loadWithCodeCache(path.join(__dirname, 'fast', 'read-commands.cjs')).exports as ReadCommandLine;
-  } catch (err) {
-    // Run from the plugin's one file, which has no dist/fast/: the same code, from its modules.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    return import('./cli/read-command-line.js');
-  }
-}
-
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  // What commander's -V/--version prints, without loading commander.
-  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
-    process.stdout.write(`${packageVersion()}\n`);
-    return 0;
-  }
-  // node:tty only when asked (the server's intro), and never process.stdin.isTTY: loading either costs a status line more than its own work.
-  const stdinIsTty = (): boolean => process.getBuiltinModule('node:tty').isatty(0);
-  const context = (log: Logger): CliContext => ({
-    // Read when asked: only the MCP server and commander's --version need it.
+  const { createLogger, runCommandLine } = await import('./cli/run.js');
+  const context: CliContext = {
+    // Read when asked: only the MCP server and --version need it.
     get version() {
       return packageVersion();
     },
     cwd: process.cwd(),
     env: process.env,
-    log,
-    stdinIsTty,
+    log: createLogger(),
+    // node:tty only when asked (the server's intro), and never process.stdin.isTTY: loading either costs a status line more than its own work.
+    stdinIsTty: () => process.getBuiltinModule('node:tty').isatty(0),
     exitCode: 0,
-  });
-  // The read commands' door answers first, and says when a command line is not its own; then commander reads it.
-  // Each side has its own logger: it redacts the secrets that side's modules learn (src/secrets/redact.ts).
-  const read = await readCommandLine();
-  const code = await read.runReadCommand(context(read.createLogger()), args);
-  if (code !== undefined) return code;
-  const commandLine = await import('./cli/run.js');
-  return commandLine.runCommandLine(context(commandLine.createLogger()), args);
+  };
+  // Claude Code's statusLine setting runs `localagents statusline` every few hundred milliseconds: with no other
+  // argument there is nothing to parse, and loading commander would add a fifth of a bare node start (BENCHMARKS.md, part 9).
+  if (args.length === 1 && args[0] === 'statusline') {
+    await (await import('./cli/statusline.js')).printStatusLine(context, undefined);
+    return context.exitCode;
+  }
+  return runCommandLine(context, args);
 }
 
 void main().then((code) => {

@@ -55,7 +55,7 @@ interface Variant {
   readonly name: string;
   readonly args: readonly string[];
   readonly input?: string;
-  /** The most it may take, as a multiple of bare node (the issue's targets). */
+  /** The most it may take, as a multiple of bare node (issue 36's budget). */
   readonly target?: number;
 }
 

@@ -5,7 +5,7 @@
  * model reads the same facts through mcp/job-view.ts.
  * Pure: records in, text out.
  */
-import { formatDuration } from '../jobs/view/amounts.js';
+import { formatDuration } from '../amounts.js';
 import { jobListRow } from '../jobs/view/job-facts.js';
 import type { JobRecord } from '../jobs/record/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/record/job-record.js';

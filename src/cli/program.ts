@@ -12,9 +12,13 @@ import { BadArgumentError } from '../errors.js';
 import { HTTP_TOKEN_ENV, TRANSPORTS, type ServeOptions } from './commands/serve-options.js';
 import type { CliContext, GlobalOptions } from './context.js';
 import { print, printJson } from './output.js';
-import { usageError, type ReadCommand, type ReadOptionValues } from './read-command.js';
 
 export type { CliContext } from './context.js';
+
+/** A usage mistake (`localagents jobs` for `commandLine`): one line, then where the help is. */
+function usageError(commandLine: string, message: string): BadArgumentError {
+  return new BadArgumentError('usage', message, { hint: `${commandLine} --help shows the options and examples.` });
+}
 
 /**
  * Usage errors (unknown option, bad choice, missing argument) become one
@@ -48,40 +52,21 @@ To add it to Claude Code: claude mcp add --scope user localagents -- localagents
 
 type Register = (program: Command, ctx: CliContext) => void;
 
-/** A read command's description as a commander command: for --help, and for a command line its own door leaves here. */
-function readCommand(spec: ReadCommand): Register {
-  return (program, ctx) => {
-    const command = program.command(spec.name).description(spec.description).addHelpText('after', spec.helpAfter).allowExcessArguments(false);
-    if (spec.argument !== undefined) command.argument(`<${spec.argument.name}>`, spec.argument.description);
-    for (const o of spec.options) {
-      const option = new Option(o.flags, o.description);
-      if (o.choices !== undefined) option.choices([...o.choices]);
-      if (o.default !== undefined) option.default(o.default);
-      command.addOption(option);
-    }
-    command.action(async (...args: unknown[]) => {
-      const operand = spec.argument === undefined ? undefined : (args[0] as string);
-      const options = args[spec.argument === undefined ? 0 : 1] as ReadOptionValues;
-      await spec.run(ctx, program.opts<GlobalOptions>().config, operand, options);
-    });
-  };
-}
-
 /** Every subcommand defined in its own module, by name, loaded on demand. */
 const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   init: async () => (await import('./commands/init.js')).registerInit,
   doctor: async () => (await import('./commands/doctor.js')).registerDoctor,
   run: async () => (await import('./commands/run.js')).registerRun,
-  jobs: async () => readCommand((await import('./commands/jobs.js')).JOBS_COMMAND),
-  show: async () => readCommand((await import('./commands/jobs.js')).SHOW_COMMAND),
+  jobs: async () => (await import('./commands/jobs.js')).registerJobs,
+  show: async () => (await import('./commands/jobs.js')).registerShow,
   log: async () => (await import('./commands/log.js')).registerLog,
   cancel: async () => (await import('./commands/cancel.js')).registerCancel,
   diff: async () => (await import('./commands/diff.js')).registerDiff,
   merge: async () => (await import('./commands/merge-prune.js')).registerMergePrune,
   prune: async () => (await import('./commands/merge-prune.js')).registerMergePrune,
   dashboard: async () => (await import('./commands/dashboard.js')).registerDashboard,
-  usage: async () => readCommand((await import('./commands/usage.js')).USAGE_COMMAND),
-  statusline: async () => readCommand((await import('./commands/statusline.js')).STATUSLINE_COMMAND),
+  usage: async () => (await import('./commands/usage.js')).registerUsage,
+  statusline: async () => (await import('./commands/statusline.js')).registerStatusline,
 };
 
 /** The commands defined here rather than in a module of their own. */

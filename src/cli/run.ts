@@ -1,7 +1,7 @@
 /**
- * The command line once main.ts has read the process, for everything the read
- * commands' own door (src/cli/read-command-line.ts) leaves to commander: the
- * parser, and the one catch that turns an error into a line and an exit code.
+ * The command line once main.cts has read the process: commander reads every
+ * command line (src/cli/program.ts), and the one catch turns an error into a
+ * line and an exit code.
  */
 import type { CliContext } from './context.js';
 import { exitCodeFor } from './exit-code.js';

@@ -4,10 +4,8 @@
  * prints one line and exits 0, whatever happens; never a stack trace, nothing at
  * all when there is nothing to say.
  */
-import { loadPriceSettings, NO_PRICE_SETTINGS } from '../config/price-settings.js';
+import { createReadApp } from '../app/read-app.js';
 import { errorMessage } from '../errors.js';
-import { createJobStore, stateDirFrom } from '../jobs/record/job-store.js';
-import { statusFacts } from '../usage/status-facts.js';
 import { print } from './output.js';
 import { statusLineText } from './status-line-text.js';
 import type { AppContext } from './with-app.js';
@@ -54,13 +52,12 @@ export function projectDirOf(input: string): string | undefined {
 export async function statusLine(ctx: AppContext, configPath: string | undefined, now: Date = new Date()): Promise<string> {
   const projectDir = projectDirOf(await readInput());
   // A broken models.yaml is doctor's to report; the line falls back to the default comparison.
-  const stateDir = stateDirFrom(ctx.env);
-  const defaults = await loadPriceSettings({ configPath, cwd: projectDir ?? ctx.cwd, env: ctx.env }, stateDir).catch(() => NO_PRICE_SETTINGS);
+  const app = createReadApp({ configPath, cwd: ctx.cwd, env: ctx.env });
   try {
-    return statusLineText(await statusFacts(stateDir, createJobStore(stateDir), projectDir, defaults, now));
+    return statusLineText(await app.statusFacts(projectDir, now));
   } catch (err) {
     const code = (err as { cause?: NodeJS.ErrnoException }).cause?.code;
-    return `localagents: cannot read the state directory ${stateDir}${code === undefined ? `: ${errorMessage(err).slice(0, 120)}` : ` (${code})`}`;
+    return `localagents: cannot read the state directory ${app.stateDir}${code === undefined ? `: ${errorMessage(err).slice(0, 120)}` : ` (${code})`}`;
   }
 }
 

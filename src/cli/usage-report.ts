@@ -1,15 +1,12 @@
 /**
- * What `localagents usage` and the status line read: the state directory and
- * models.yaml's price settings, without building the app (no prober, no shim),
- * so a command that only reads records starts fast.
+ * `localagents usage`'s arguments checked and its report read through the app's
+ * read side (src/app/read-app.ts: no prober, no shim), then worded for a person.
  */
-import { loadPriceSettings } from '../config/price-settings.js';
+import { createReadApp } from '../app/read-app.js';
 import { BadArgumentError } from '../errors.js';
-import { createJobStore, stateDirFrom } from '../jobs/record/job-store.js';
 import { usageProblems, usageText } from '../usage/format-usage.js';
-import { buildUsageReport, type UsageReport } from '../usage/report.js';
+import type { UsageReport } from '../usage/report.js';
 import { GROUPINGS, type Grouping } from '../usage/tally.js';
-import { transcriptReader } from '../usage/transcripts/caller-cost.js';
 import { parseWindowEdge } from '../usage/window-arg.js';
 import type { AppContext } from './with-app.js';
 
@@ -27,8 +24,6 @@ export async function usageReport(ctx: AppContext, configPath: string | undefine
     since: request.since === undefined ? undefined : parseWindowEdge('--since', request.since, now),
     until: request.until === undefined ? undefined : parseWindowEdge('--until', request.until, now),
   };
-  const stateDir = stateDirFrom(ctx.env);
-  const prices = await loadPriceSettings({ configPath, cwd: ctx.cwd, env: ctx.env }, stateDir);
-  const report = await buildUsageReport(createJobStore(stateDir), prices, request.by, window, { reader: transcriptReader(ctx.env), now });
+  const report = await createReadApp({ configPath, cwd: ctx.cwd, env: ctx.env }).usageReport(request.by, window, now);
   return { json: report, text: usageText(report), problems: usageProblems(report) };
 }

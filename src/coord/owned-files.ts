@@ -3,14 +3,13 @@
  * whoever comes next can tell a leftover of a SIGKILLed process from the live
  * work of another one, and remove only the leftover.
  */
-import { randomUUID } from 'node:crypto';
 import { readdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isAlive, selfIdentity, type ProcessIdentity } from './process-identity.js';
 
-/** `<pathPrefix>.<pid>@<start>.<uuid>.<suffix>`: unique, and names this process as its owner. */
+/** `<pathPrefix>.<pid>@<start>.<uuid>.<suffix>`: unique, and names this process as its owner (node:crypto loaded only when one is made). */
 export function ownedFileName(pathPrefix: string, suffix: string, owner: ProcessIdentity = selfIdentity): string {
-  return `${pathPrefix}.${owner.pid}@${owner.start ?? '-'}.${randomUUID()}.${suffix}`;
+  return `${pathPrefix}.${owner.pid}@${owner.start ?? '-'}.${process.getBuiltinModule('node:crypto').randomUUID()}.${suffix}`;
 }
 
 /** The owner named in a file made by ownedFileName, or undefined for any other name. */

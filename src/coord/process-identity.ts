@@ -3,7 +3,6 @@
  * not enough, because PIDs are reused, so an owner is its PID plus the time its
  * process started. Every cross-process record (locks, leases, job owners) names one.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 export interface ProcessIdentity {
@@ -77,7 +76,8 @@ function linuxStartTime(pid: number): string | undefined {
 
 function psStartTime(pid: number): string | undefined {
   try {
-    const out = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
+    // node:child_process loaded only here: the status line, which reads /proc, need not pay for it.
+    const out = process.getBuiltinModule('node:child_process').execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
     const text = out.trim().replace(/\s+/g, '_');
     return text === '' ? undefined : text;
   } catch {

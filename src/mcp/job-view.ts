@@ -3,7 +3,7 @@
  * the job's facts (jobs/job-facts.ts) worded for a model, with the next call to
  * make. A person reads the same facts through cli/format-job.ts.
  */
-import { formatCount, formatDuration } from '../jobs/view/amounts.js';
+import { formatCount, formatDuration } from '../amounts.js';
 import { jobFacts, renderFacts, SHARED_WORDS, type FactRenderer } from '../jobs/view/job-facts.js';
 import type { JobRecord } from '../jobs/record/job-record.js';
 import { elapsedSeconds, FINISHED } from '../jobs/record/job-record.js';

@@ -7,6 +7,7 @@
  * defaults.failover, an outage past its grace also asks, at every probe, to move
  * the job to another endpoint; once it moves, the wait ends and the held requests go there.
  */
+import { formatDuration } from '../amounts.js';
 import type { EndpointProbe, ModelWeights, ServedModel } from '../backends/types.js';
 
 /** What one look at the endpoint found, in words that follow its name ("gpu is loading its model"). */
@@ -86,19 +87,10 @@ const MAX_SEEN = 10;
  */
 const RECHECK_AFTER_MS = 2000;
 
-/** "1 min 40 s", "45 s", "10 min". */
-export function durationWords(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  const rest = s % 60;
-  return rest === 0 ? `${m} min` : `${m} min ${rest} s`;
-}
-
 /** "gpu is loading its model, 1 min 40 s so far; waiting up to 10 min". */
 export function outageWords(live: OutageLive, now: Date = new Date()): string {
   const sofar = (now.getTime() - Date.parse(live.since)) / 1000;
-  return `${live.endpoint} ${live.saw}, ${durationWords(sofar)} so far; waiting up to ${durationWords(live.wait_s)}`;
+  return `${live.endpoint} ${live.saw}, ${formatDuration(sofar)} so far; waiting up to ${formatDuration(live.wait_s)}`;
 }
 
 /** The job's model as its endpoint served it when the job was placed: the id, and the weights where the server said. */

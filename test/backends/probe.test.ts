@@ -3,6 +3,7 @@ import { createProber, type Prober } from '../../src/backends/probe.js';
 import type { Endpoint } from '../../src/config/schema.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { deadPort, startSilentServer, type SilentServer } from '../helpers/silent-server.js';
+import { until } from '../helpers/processes.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -42,7 +43,7 @@ describe('probing llama.cpp', () => {
       method: 'POST',
       body: JSON.stringify({ model: 'x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
     });
-    await new Promise((r) => setTimeout(r, 200));
+    expect(await until(() => s.stats.inFlight === 1, 10_000)).toBe(true);
     const p = await prober().probeEndpoint(endpoint(s.url), 2.5);
     expect(p.slots).toEqual({ total: 2, busy: 1, free: 1, source: '/slots' });
     await (await pending).text();
@@ -108,12 +109,10 @@ describe('probing dead endpoints', () => {
 
   it('gives up on a server that never answers within the probe timeout', async () => {
     silent = await startSilentServer();
-    const started = performance.now();
+    // The server never answers nor closes: the probe comes back only because it gave up (else the test's time limit ends it).
     const p = await prober().probeEndpoint(endpoint(`http://127.0.0.1:${silent.port}`), 0.3);
-    const took = performance.now() - started;
     expect(p.state).toBe('down');
     expect(p.reason).toBe(`something accepted the connection on 127.0.0.1:${silent.port} but sent no answer within 0.3 s (server hung or busy)`);
-    expect(took).toBeLessThan(300 + 200);
   });
 });
 

@@ -9,6 +9,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messagesBody, postMessages, shimInFront, startStub, type ShimFront, type Stub, type StubHandler } from './shim-stub.js';
+import { until } from '../helpers/processes.js';
 
 const MB = 1024 * 1024;
 let stub: Stub | undefined;
@@ -37,8 +38,7 @@ const SSE_OK = [
 
 /** After the fault: nothing of ours still waits on the stub, and an ordinary request goes through. */
 async function stillServing(f: ShimFront): Promise<void> {
-  for (let i = 0; i < 40 && f.shim.inFlight('stub') > 0; i++) await new Promise((r) => setTimeout(r, 25));
-  expect(f.shim.inFlight('stub')).toBe(0);
+  expect(await until(() => f.shim.inFlight('stub') === 0, 5000, 25)).toBe(true);
 }
 
 interface Case {

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Script, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
-import { jobIdIn, runCli, startCli, waitFor, type CliOptions } from './cli-process.js';
-import { processAlive } from '../helpers/processes.js';
+import { processAlive, waitFor } from '../helpers/processes.js';
+import { jobIdIn, runCli, startCli, type CliOptions } from './cli-process.js';
 
 const WRITE_THEN_HANG: Script = (req) =>
   req.assistantTurns === 0

@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { BIN } from '../e2e/harness.js';
-import { until } from '../helpers/processes.js';
 
 export interface CliResult {
   readonly code: number | null;
@@ -68,11 +67,6 @@ export interface PtyStep {
 export function runCliInPty(args: readonly string[], steps: readonly PtyStep[], options: CliOptions & { columns?: number }): Promise<CliResult> {
   const helper = join(import.meta.dirname, 'pty-run.py');
   return collect('python3', [helper, JSON.stringify(steps), String(options.columns ?? 100), '--', process.execPath, BIN, ...args], options).result;
-}
-
-/** `until`, but a timeout is an error that says what was awaited. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 60_000, what = 'condition'): Promise<void> {
-  if (!(await until(check, timeoutMs, 100))) throw new Error(`timed out waiting for ${what}`);
 }
 
 /** The job id a `run` printed in its first line. */

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, REPO_ROOT, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { runCli, runCliInPty, type CliOptions } from './cli-process.js';
+import { until } from '../helpers/processes.js';
 
 const INIT_REQUEST = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pty', version: '1' } } })}\n`;
 
@@ -43,13 +44,13 @@ describe('the localagents command itself', { timeout: 120_000 }, () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stdin.write(INIT_REQUEST);
-    const deadline = Date.now() + 60_000;
-    while (!out.includes('"protocolVersion"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await until(() => out.includes('"protocolVersion"'), 60_000);
     expect(out).toContain('"serverInfo"');
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    let code: number | null | 'still running' = 'still running';
+    child.on('exit', (c) => (code = c));
     child.kill('SIGTERM');
     // Generous: only "it ends on the first signal" matters, not how fast on a loaded machine.
-    const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 20_000))]);
+    await until(() => code !== 'still running', 20_000);
     if (code === 'still running') child.kill('SIGKILL');
     expect(code).toBe(0);
     child.stdin.end();
@@ -57,7 +58,7 @@ describe('the localagents command itself', { timeout: 120_000 }, () => {
 
   it('--version, help <command>, and did-you-mean for an unknown command', async () => {
     const expected = `${(JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`;
-    // main.ts answers the first two itself; commander the third: the same line.
+    // commander answers all three, through the one door: the same line.
     for (const args of [['--version'], ['-V'], ['--transport', 'stdio', '--version']]) expect(await runCli(args, opts)).toMatchObject({ code: 0, stdout: expected, stderr: '' });
     // `node dist/main.js`, as setups made from an earlier README start it, is the same program.
     const legacy = spawnSync(process.execPath, [join(REPO_ROOT, 'dist', 'main.js'), '--config', dirs.config, 'jobs', '--all', '--json'], { cwd: dirs.repo, env: opts.env, encoding: 'utf8' });

@@ -1,9 +1,14 @@
 /** The live feed's read loop: never overlaps itself, waits as long as it is told, and stops for good. */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pollLoop } from '../../src/dashboard/poll-loop.js';
 
+// Fake timers: a run's 30 ms and the loop's delays pass on the test's clock, exact however loaded the machine.
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
 describe('poll loop', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
   it('runs again only after a run ends, with the delay computed from how long it took', async () => {
     let active = 0;
     let overlapped = false;
@@ -17,11 +22,11 @@ describe('poll loop', () => {
       },
       (tookMs) => (took.push(tookMs), 5),
     );
-    await sleep(200);
+    await vi.advanceTimersByTimeAsync(200);
     stop();
     expect(overlapped).toBe(false);
-    expect(took.length).toBeGreaterThanOrEqual(2);
-    expect(Math.min(...took)).toBeGreaterThanOrEqual(25);
+    // Each run takes 30 ms and the next starts 5 ms after it ends: runs end at 30, 65, 100, 135, 170.
+    expect(took).toEqual([30, 30, 30, 30, 30]);
   });
 
   it('schedules nothing after stop, not even from a run still under way', async () => {
@@ -34,7 +39,8 @@ describe('poll loop', () => {
       () => 1,
     );
     stop(); // the first run is still reading
-    await sleep(100);
+    await vi.advanceTimersByTimeAsync(100);
     expect(runs).toBe(1);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -99,8 +99,7 @@ describe('run_agent end to end', { timeout: 120_000 }, () => {
     expect(status.status).toBe('running');
     const cancelled = ok(await mcp.call('cancel_job', { job_id: started.id }));
     expect(cancelled.status).toBe('cancelled');
-    await new Promise((r) => setTimeout(r, 500));
-    expect(processAlive(pid)).toBe(false);
+    expect(await until(() => !processAlive(pid), 10_000)).toBe(true);
   });
 
   it('model_unavailable names the model, the host and what is served now', async () => {

@@ -11,6 +11,11 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
   return check();
 }
 
+/** `until`, but a timeout is an error that says what was awaited. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 60_000, what = 'condition'): Promise<void> {
+  if (!(await until(check, timeoutMs, 100))) throw new Error(`timed out waiting for ${what}`);
+}
+
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

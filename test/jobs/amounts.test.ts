@@ -1,6 +1,7 @@
-/** Numbers and durations as the status area and the reports print them. */
+/** Numbers and durations as the status area, the reports and the outage words print them. */
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDuration } from '../../src/jobs/view/amounts.js';
+import { formatCount, formatDuration, parseSpan } from '../../src/amounts.js';
+import { parseWindowEdge } from '../../src/usage/window-arg.js';
 
 describe('formatCount', () => {
   it.each([
@@ -23,13 +24,39 @@ describe('formatCount', () => {
 
 describe('formatDuration', () => {
   it.each([
-    [0, '0.0 s'],
+    [0, '0 s'],
     [7.46, '7.5 s'],
+    [45, '45 s'],
     [59.9, '59.9 s'],
-    [65, '1 min 05 s'],
+    [59.97, '1 min'],
+    [65, '1 min 5 s'],
+    [100, '1 min 40 s'],
+    [600, '10 min'],
     [3599, '59 min 59 s'],
-    [3725, '1 h 02 min'],
+    [3600, '1 h'],
+    [3725, '1 h 2 min'],
   ])('%d s → %s', (s, text) => {
     expect(formatDuration(s)).toBe(text);
+  });
+});
+
+describe('parseSpan: the one reader of `7d`-style spans (prune --older-than, usage --since / --until)', () => {
+  it.each([
+    ['0s', 0],
+    ['30m', 1_800_000],
+    ['12h', 43_200_000],
+    [' 7d ', 604_800_000],
+    ['2w', 1_209_600_000],
+  ])('%s → %d ms', (text, ms) => {
+    expect(parseSpan(text)).toBe(ms);
+  });
+  it.each(['7', 'd', '7x', '-1d', '1.5h', '7 d', '1234567d'])('%s is not a span', (text) => {
+    expect(parseSpan(text)).toBeUndefined();
+  });
+  it('usage --since takes every span prune --older-than takes', () => {
+    const now = new Date('2026-12-04T12:00:00.000Z');
+    expect(parseWindowEdge('--since', '30m', now).toISOString()).toBe('2026-12-04T11:30:00.000Z');
+    expect(parseWindowEdge('--since', '2w', now).toISOString()).toBe('2026-11-20T12:00:00.000Z');
+    expect(() => parseWindowEdge('--since', '7x', now)).toThrow(/--since "7x" is neither a date \(2026-12-01\) nor a span back from now \(30m, 12h, 7d, 2w\)/);
   });
 });

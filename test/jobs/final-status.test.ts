@@ -15,6 +15,18 @@ describe('finalStatus', () => {
     expect(finalStatus({ ...base, stopReason: 'timeout' })).toEqual({ status: 'timeout', error: 'stopped after timeout_s=60 s' });
   });
 
+  it('a timeout while the job waited out its server says so, for how long, and what to do (issue 36)', () => {
+    const outageAtEnd = { endpoint: 'gpu', saw: 'is down (host is up, nothing listens on 127.0.0.1:8080 (nothing started, or wrong port))', forS: 200 };
+    expect(finalStatus({ ...base, timeoutS: 240, stopReason: 'timeout', outageAtEnd })).toEqual({
+      status: 'timeout',
+      error:
+        'stopped after timeout_s=240 s; for its last 3 min 20 s it was waiting for its model server gpu, which is down (host is up, nothing listens on 127.0.0.1:8080 (nothing started, or wrong port)) and had not come back. ' +
+        'Start gpu again with the job\'s model (localagents doctor shows what it answers), then continue the job with run_agent resume_job; with defaults.failover: same_model a job moves to another endpoint serving its model instead',
+    });
+    // Cancelled while waiting: the user's own stop, no advice.
+    expect(finalStatus({ ...base, stopReason: 'cancelled', outageAtEnd }).error).toBe('cancelled on request');
+  });
+
   it('names a setup failure as localagents\' own, and a session error with Claude Code\'s last stderr line', () => {
     expect(finalStatus({ ...base, setupError: new Error('EISDIR: illegal operation on a directory, read') })).toEqual({
       status: 'failed', error: 'localagents failed to run the job: EISDIR: illegal operation on a directory, read',

@@ -17,7 +17,7 @@ import { LIVE_FACTS, statusLines } from '../../src/cli/follow/status-lines.js';
 import { jobReport } from '../../src/cli/format-job.js';
 import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
 import { NO_PRICE_SETTINGS } from '../../src/config/price-settings.js';
-import { formatCount, formatDuration } from '../../src/jobs/view/amounts.js';
+import { formatCount, formatDuration } from '../../src/amounts.js';
 import { FACT_ORDER, jobFacts, type FactKey, type JobFacts } from '../../src/jobs/view/job-facts.js';
 import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';

@@ -32,12 +32,12 @@ describe('sandbox refusals in tool results', () => {
     expect(tally).toEqual({ refusals: 0, violations: 0 });
   });
 
-  it('reads 2 MB of unclosed tags in linear time', () => {
+  // A scan that backtracks over 2 MB of unclosed tags takes minutes (100,000² steps); a linear one, milliseconds.
+  // The test's own time limit catches the first: no wall-clock assertion to flake on a loaded machine.
+  it('reads 2 MB of unclosed tags in linear time', { timeout: 10_000 }, () => {
     const tally = newTally();
     const hostile = '<sandbox_violations>'.repeat(100_000);
-    const t0 = performance.now();
     watchRefusals(tally, toolResult(hostile));
-    expect(performance.now() - t0).toBeLessThan(1000);
     expect(tally.violations).toBe(0);
   });
 });

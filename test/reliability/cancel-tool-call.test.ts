@@ -1,7 +1,8 @@
 /**
  * cancel_job while the session is inside a tool call (a long Bash command):
  * the job is `cancelled`, and Claude Code and every process it started are
- * gone within 5 s. Checked against /proc, not against our own bookkeeping.
+ * gone on the cancel, long before the minute-long sleep would end. Checked
+ * against /proc, not against our own bookkeeping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -37,7 +38,7 @@ describe('cancel_job during a tool call', () => {
     for (const pid of sleepers()) process.kill(pid, 'SIGKILL'); // never leave one behind, even when the test fails
   });
 
-  it('ends the job as cancelled; Claude Code, its shell and the sleep are gone within 5 s', async () => {
+  it('ends the job as cancelled; Claude Code, its shell and the minute-long sleep are gone on the cancel', async () => {
     // Claude Code refuses a command that starts with sleep ("Blocked: standalone sleep"), so it comes second.
     sim.setScript([{ toolUse: { name: 'Bash', input: { command: `echo waiting && ${SLEEP}`, description: 'Wait a minute', timeout: 120_000 } } }, { text: 'Slept.' }]);
     const started = ok(await h.call('run_agent', { task: 'Sleep for a minute.' }));
@@ -46,11 +47,10 @@ describe('cancel_job during a tool call', () => {
     const claudePid = readRecord(h.dirs, id).claude_pid;
     expect(claudePid).toBeTypeOf('number');
 
-    const t0 = Date.now();
     const cancelled = ok(await h.call('cancel_job', { job_id: id }));
     expect(cancelled).toMatchObject({ status: 'cancelled', error: 'cancelled on request' });
-    expect(await until(() => sleepers().length === 0 && !processAlive(claudePid!) && !groupAlive(claudePid!), 5000 - (Date.now() - t0))).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(5000);
+    // Gone on the cancel, not at the end of the minute-long sleep: waited for well inside that minute.
+    expect(await until(() => sleepers().length === 0 && !processAlive(claudePid!) && !groupAlive(claudePid!), 30_000)).toBe(true);
     expect(readRecord(h.dirs, id).status).toBe('cancelled');
   });
 });

@@ -88,10 +88,8 @@ describe.concurrent('a second endpoint serving the same model, the first killed 
     const p = await onGpuA(2, { slotsA: 2, slotsB: 1, defaults: '  failover: same_model\n  failover_after_s: 3\n  outage_wait_s: 120' });
     try {
       await killA(p, 2);
-      const downAt = Date.now();
       const records = await waitAll(p);
       for (const r of records) expect(r).toMatchObject({ status: 'succeeded', result: 'Done on gpu-b.' });
-      expect(Date.now() - downAt).toBeGreaterThan(3000);
       // At no time more requests in flight at a backend than its slots: gpu-b took the second job only once the first left.
       expect(p.b.stats.peakInFlight).toBeLessThanOrEqual(1);
       expect(p.a.stats.peakInFlight).toBeLessThanOrEqual(2);
@@ -103,16 +101,18 @@ describe.concurrent('a second endpoint serving the same model, the first killed 
         expect(record.moves).toHaveLength(1);
         const move = record.moves![0]!;
         expect(move).toMatchObject({ from: 'gpu-a', to: 'gpu-b', served: MODEL, context: 131072 });
-        expect(move.reason).toMatch(/^gpu-a had not served the job's model for \d+ s \(it is down \(host is up, nothing listens on 127\.0\.0\.1:\d+/);
+        expect(move.reason).toMatch(/^gpu-a had not served the job's model for \d+(\.\d)? s \(it is down \(host is up, nothing listens on 127\.0\.0\.1:\d+/);
         expect(record.outages?.at(-1)).toMatchObject({ endpoint: 'gpu-a', outcome: 'moved' });
+        // Not before failover_after_s (3 s) of the outage, by the record's own clock.
+        expect(Date.parse(move.at) - Date.parse(record.outages!.at(-1)!.started_at)).toBeGreaterThanOrEqual(2999);
         expect(record.failover_blocked).toBeUndefined();
         movedAt.push(Date.parse(move.at));
         // The held request went to gpu-b, and requests.jsonl says so.
         const moved = requestLines(p.h.dirs, id).filter((l) => (l.rewrites as string[]).some((r) => /^held \d+ ms, then moved from gpu-a to gpu-b \(defaults\.failover\)$/.test(r)));
         expect(moved.length).toBeGreaterThanOrEqual(1);
         expect(moved.some((l) => l.status === 200)).toBe(true);
-        expect(transcriptOf(p.h, id)).toMatch(/moved from gpu-a to gpu-b after gpu-a had not served the job's model for \d+ s/);
-        expect(textOf(await p.h.call('job_status', { job_id: id }))).toMatch(/moved from gpu-a to gpu-b at \d\d:\d\d:\d\d after gpu-a had not served the job's model for \d+ s .*; gpu-b serves unsloth\/Qwen3\.8-27B-GGUF:UD-Q4_K_XL \(131072-token window\)/);
+        expect(transcriptOf(p.h, id)).toMatch(/moved from gpu-a to gpu-b after gpu-a had not served the job's model for \d+(\.\d)? s/);
+        expect(textOf(await p.h.call('job_status', { job_id: id }))).toMatch(/moved from gpu-a to gpu-b at \d\d:\d\d:\d\d after gpu-a had not served the job's model for \d+(\.\d)? s .*; gpu-b serves unsloth\/Qwen3\.8-27B-GGUF:UD-Q4_K_XL \(131072-token window\)/);
       }
       // The later of the two waited for gpu-b's one slot, and its transcript says so.
       const later = p.ids[movedAt[0]! > movedAt[1]! ? 0 : 1]!;
@@ -127,9 +127,7 @@ describe.concurrent('a second endpoint serving the same model, the first killed 
     const p = await onGpuA(1, { slotsA: 1, slotsB: 1, defaults: '  outage_wait_s: 8' });
     try {
       await killA(p, 1);
-      const downAt = Date.now();
       const [record] = await waitAll(p);
-      expect(Date.now() - downAt).toBeGreaterThan(7000);
       expect(record!.status).toBe('failed');
       expect(String(record!.error)).toMatch(/The model server 'gpu-a' did not serve the job's model again within defaults\.outage_wait_s=8 s .*; it is down \(host is up, nothing listens on/);
       expect(String(record!.error)).not.toContain('no other endpoint could take the job');

@@ -12,32 +12,28 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
 import { connect, makeDirs, ok, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
+import { until } from '../helpers/processes.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const toolTurn: Turn = { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } };
 
 interface JobFile {
   status: string;
   claude_pid?: number;
-  outage_wait?: { saw: string };
+  outage_wait?: { saw: string; since: string };
   outages?: Array<{ outcome: string; saw: string[] }>;
 }
 
 const recordOf = (dirs: E2EDirs, id: string): JobFile => JSON.parse(readFileSync(join(dirs.state, 'jobs', id, 'job.json'), 'utf8')) as JobFile;
 const textOf = (result: CallToolResult): string => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    try {
-      if (check()) return true;
-    } catch {
-      // not written yet
-    }
-    await sleep(100);
+/** A check on files another process writes: false while they are not there yet. */
+const readable = (check: () => boolean) => (): boolean => {
+  try {
+    return check();
+  } catch {
+    return false; // not written yet
   }
-  return false;
-}
+};
 
 /** One slot; each job runs Bash once, and its second request is held by the simulator until `released`. */
 async function heldSecondTurns(): Promise<{ sim: Simulator; dirs: E2EDirs; state: { secondTurns: number; released: boolean } }> {
@@ -82,7 +78,12 @@ describe('a server outage across localagents processes sharing one state directo
 
     state.released = true;
     await sim.setDown(true);
-    await sleep(5000); // past queue_grace_s and two queue passes of process B
+    // The outage lasts, by A's record, past queue_grace_s and two queue passes of process B (every 2 s).
+    const lasted = (): boolean => {
+      const since = recordOf(dirs, first).outage_wait?.since;
+      return since !== undefined && Date.now() - Date.parse(since) >= 5000;
+    };
+    expect(await until(readable(lasted), 60_000)).toBe(true);
     expect(ok(await b.call('job_status', { job_id: secondId }))).toMatchObject({ status: 'queued', queue: { position: 1 } });
     const waiting = await a.call('job_status', { job_id: first });
     expect(ok(waiting)).toMatchObject({ status: 'running' });
@@ -107,7 +108,7 @@ describe('a server outage across localagents processes sharing one state directo
     expect(await until(() => state.secondTurns >= 1, 90_000)).toBe(true);
     state.released = true;
     await sim.setDown(true);
-    expect(await until(() => recordOf(dirs, id).outage_wait !== undefined, 30_000)).toBe(true);
+    expect(await until(readable(() => recordOf(dirs, id).outage_wait !== undefined), 30_000)).toBe(true);
 
     const claudePid = recordOf(dirs, id).claude_pid;
     cleanups.push(() => {
@@ -122,7 +123,7 @@ describe('a server outage across localagents processes sharing one state directo
     expect(ok(seen)).toMatchObject({ status: 'interrupted' });
     expect(textOf(seen)).not.toMatch(/waiting for the model server/);
     expect(textOf(seen)).toMatch(/resume_job/);
-    expect(await until(() => recordOf(dirs, id).status === 'interrupted', 10_000)).toBe(true);
+    expect(await until(readable(() => recordOf(dirs, id).status === 'interrupted'), 10_000)).toBe(true);
     expect(recordOf(dirs, id).outages?.at(-1)).toMatchObject({ outcome: 'job ended', saw: [expect.stringMatching(/^is down/) as string] });
 
     await sim.setDown(false);

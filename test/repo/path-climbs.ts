@@ -16,10 +16,12 @@
  *   up-and-over word is a quoted input (a path-traversal attempt), not a
  *   citation. Markdown link targets and code fences in JS/TS are read from the
  *   file's folder, as renderers and readers do;
- * - anywhere, an absolute path into the folder that holds the checkout.
+ * - anywhere, an absolute path into the folder that holds the checkout that names something there (a made-up
+ *   path in a test, such as /tmp/la-repo-…, does not: where a clone lives must not decide whether it passes).
  * Paths built from values known only at run time (a user's worktree, a temp
  * directory) are not the repository's and are left alone.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -70,7 +72,21 @@ function lineOf(text: string, index: number): number {
   return line;
 }
 
-function absoluteClimbs(place: RepoPlace, file: string, text: string): Climb[] {
+/**
+ * Whether an absolute path under the checkout's folder names something a clone elsewhere would miss: a file or
+ * folder beside the checkout that is there, or one inside it named by its absolute path. A path a test makes up
+ * (a fixture's /tmp/la-repo-…) names nothing, so a clone straight under /tmp passes as one anywhere else does.
+ */
+function namesSomethingThere(place: RepoPlace, token: string): boolean {
+  const own = token.replace(/[.,;:]+$/, '');
+  const beside = own.slice(place.parent.length + 1).split('/')[0] ?? '';
+  if (beside === '' || beside === '.' || beside === '..') return false;
+  if (beside === path.basename(place.root)) return own.length > place.root.length + 1 && existsSync(own);
+  return existsSync(path.join(place.parent, beside));
+}
+
+/** Absolute paths under the checkout's folder: the only climbs that depend on where the checkout sits. */
+export function absoluteClimbs(place: RepoPlace, file: string, text: string): Climb[] {
   if (path.dirname(place.parent) === place.parent) return []; // a checkout at the top of the filesystem has no outside folder to name
   const out: Climb[] = [];
   const prefix = place.parent + '/';
@@ -78,7 +94,7 @@ function absoluteClimbs(place: RepoPlace, file: string, text: string): Climb[] {
     const before = text[i - 1];
     if (before !== undefined && /[\w.-]/.test(before)) continue; // part of a longer path or URL
     const token = /^[^\s'"`)]+/.exec(text.slice(i))?.[0] ?? prefix;
-    out.push({ file, line: lineOf(text, i), text: token, why: `absolute path into ${place.parent}, the folder that holds this checkout` });
+    if (namesSomethingThere(place, token)) out.push({ file, line: lineOf(text, i), text: token, why: `absolute path into ${place.parent}, the folder that holds this checkout` });
   }
   return out;
 }

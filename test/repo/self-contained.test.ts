@@ -3,10 +3,11 @@
  * path outside the checkout (path-climbs.ts says what counts).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { findClimbs, repoPlace, type Climb, type RepoPlace } from './path-climbs.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { absoluteClimbs, findClimbs, repoPlace, type Climb, type RepoPlace } from './path-climbs.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const HERE = repoPlace(ROOT);
@@ -29,16 +30,57 @@ function describeClimbs(climbs: readonly Climb[]): string {
   ].join('\n');
 }
 
+/** The repository's text files, read once: every check below looks at the same bytes. */
+let texts: Array<{ readonly file: string; readonly text: string }> | undefined;
+function repositoryTexts(): Array<{ readonly file: string; readonly text: string }> {
+  if (texts !== undefined) return texts;
+  const files = repositoryFiles();
+  expect(files).toContain('src/main.ts'); // the listing really is this repository's
+  texts = files.flatMap((file) => {
+    const bytes = readFileSync(path.join(ROOT, file));
+    return bytes.includes(0) ? [] : [{ file, text: bytes.toString('utf8') }];
+  });
+  return texts;
+}
+
 describe('the repository stands on its own', () => {
-  it('no file in src/, test/, bench/, scripts/, .ci/, docs/ or the top level reads or cites a path outside the checkout', () => {
-    const files = repositoryFiles();
-    expect(files).toContain('src/main.ts'); // the listing really is this repository's
-    const climbs = files.flatMap((file) => {
-      const bytes = readFileSync(path.join(ROOT, file));
-      return bytes.includes(0) ? [] : findClimbs(HERE, file, bytes.toString('utf8'));
-    });
+  // Parsing every file takes seconds, more on a loaded machine: a time limit, not an assertion.
+  it('no file in src/, test/, bench/, scripts/, .ci/, docs/ or the top level reads or cites a path outside the checkout', { timeout: 120_000 }, () => {
+    const climbs = repositoryTexts().flatMap(({ file, text }) => findClimbs(HERE, file, text));
     expect(climbs, describeClimbs(climbs)).toEqual([]);
   });
+
+  // Where a clone lives must not decide whether its tests pass (issue 36: a clone at /tmp/fresh failed here on the
+  // made-up /tmp/la-repo-… paths of a rewrite test). Relative climbs are read against the checkout's own tree, the
+  // same wherever it sits; absolute ones are read here as if it sat elsewhere. .ci/run runs this file from real
+  // clones at those places too.
+  it.each([
+    ['straight under /tmp', '/tmp/x'],
+    ['under ~/src', path.join(homedir(), 'src', 'x')],
+    ['in a mktemp -d folder', path.join(tmpdir(), 'tmp.Qx81kZ', 'x')],
+  ])('and no more when the checkout sits %s (%s)', { timeout: 120_000 }, (_where, root) => {
+    const climbs = repositoryTexts().flatMap(({ file, text }) => absoluteClimbs(repoPlace(root), file, text));
+    expect(climbs, describeClimbs(climbs)).toEqual([]);
+  });
+});
+
+describe('absolute paths: what is beside the checkout, not made-up paths that happen to share its folder', () => {
+  const parent = mkdtempSync(path.join(tmpdir(), 'la-place-'));
+  const place = repoPlace(path.join(parent, 'repo'));
+  mkdirSync(path.join(parent, 'shared', 'docs'), { recursive: true });
+  mkdirSync(path.join(parent, 'repo', 'docs'), { recursive: true });
+  writeFileSync(path.join(parent, 'shared', 'docs', 'backends.md'), 'facts');
+  writeFileSync(path.join(parent, 'repo', 'docs', 'a.md'), 'ours');
+  const climbsIn = (text: string): string[] => findClimbs(place, 'test/a.test.ts', text).map((c) => c.text);
+
+  it('a folder beside the checkout is caught, and so is this checkout named by its absolute path', () => {
+    expect(climbsIn(`readFileSync('${parent}/shared/docs/backends.md');`)).toEqual([`${parent}/shared/docs/backends.md`]);
+    expect(climbsIn(`readFileSync('${parent}/repo/docs/a.md');`)).toEqual([`${parent}/repo/docs/a.md`]);
+  });
+  it('a made-up path in the same folder is not (a fixture /tmp/la-repo-… read in a clone at /tmp/x)', () => {
+    expect(climbsIn(`const cwd = '${parent}/la-repo-dlHJS8'; const c = '${parent}/repo-other/x';`)).toEqual([]);
+  });
+  afterAll(() => rmSync(parent, { recursive: true, force: true }));
 });
 
 describe('what counts as climbing out (a repository at /r/repo)', () => {
@@ -55,7 +97,6 @@ describe('what counts as climbing out (a repository at /r/repo)', () => {
     ['a comment citing a sibling folder', 'src/backends/x.ts', '/** Facts: ../shared/docs/backends.md §4. */\nexport const a = 1;'],
     ['a Markdown citation', 'test/sim/README.md', 'Checked against `../shared/fixtures/llama-server/`.'],
     ['a Markdown link', 'docs/a.md', 'See [the sheet](../../shared/docs/backends.md).'],
-    ['an absolute path beside the checkout', 'test/sim/README.md', 'Copied from /r/shared/docs/backends.md.'],
     ['a JS fence in Markdown', 'docs/a.md', "```ts\nreadFileSync(new URL('../../shared/x.json', import.meta.url));\n```"],
     ['a shell script', '.ci/run', 'cd "$(dirname "$0")/.."\ncp -r ../shared/fixtures test/'],
   ])('%s is caught', (_what, file, text) => {

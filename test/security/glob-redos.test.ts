@@ -2,8 +2,8 @@
  * Class 9 of issue #11: a model glob from a tool call or a config file cannot
  * stall the server's one thread (which also carries every job's shim). The
  * glob matcher is linear in pattern × id; a backtracking regex took ~20 s for
- * `**********x` and grew ×5 per extra `*`. The matcher is timed in a child
- * process, so a regression fails on its timeout instead of hanging the run.
+ * `**********x` and grew ×5 per extra `*`. The matcher runs in a child
+ * process, so a regression fails on its time limit instead of hanging the run.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -16,33 +16,27 @@ import { DEFAULT_LLAMA_MODEL, startSimulator, type Simulator } from '../sim/inde
 
 const EVIL = `${'*'.repeat(16)}x`;
 
-/** The worst patterns for a backtracking matcher, each against a 200-character id, timed in the built module. */
-function timeInChild(): { status: number | null; worstMs: number | undefined } {
+/**
+ * The worst patterns for a backtracking matcher, each against a 200-character id, in the built module. A linear
+ * matcher needs milliseconds; a backtracking one, ×5 per `*`, would need ages for 40: the child's time limit ends
+ * it, so the test asserts no wall-clock duration of its own.
+ */
+function matchInChild(): { status: number | null; stdout: string } {
   const script = `
     const { matchName } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'registry', 'match.js'))});
     const id = 'a'.repeat(200);
     const patterns = ['*'.repeat(40) + 'x', '*a'.repeat(40) + 'x', '?*'.repeat(40) + 'b', '*[a]'.repeat(40) + '[b]'];
-    let worst = 0;
-    for (const pattern of patterns) {
-      // Best of five: the time the matcher needs, not the time a loaded machine lends it.
-      let best = Infinity;
-      for (let run = 0; run < 5; run++) {
-        const start = performance.now();
-        if (matchName(pattern, [id]) !== undefined) throw new Error('matched ' + pattern);
-        best = Math.min(best, performance.now() - start);
-      }
-      worst = Math.max(worst, best);
-    }
-    console.log(worst);`;
+    for (const pattern of patterns) if (matchName(pattern, [id]) !== undefined) throw new Error('matched ' + pattern);
+    console.log('none matched');`;
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
-  return { status: child.status, worstMs: child.status === 0 ? Number(child.stdout.trim()) : undefined };
+  return { status: child.status, stdout: child.stdout };
 }
 
 describe('linear-time globs', () => {
-  it('matches 40 `*` against a 200-character id in under 10 ms', () => {
-    const { status, worstMs } = timeInChild();
+  it('matches 40 `*` against a 200-character id without backtracking (a backtracking matcher is stopped at the time limit)', () => {
+    const { status, stdout } = matchInChild();
     expect(status).toBe(0);
-    expect(worstMs).toBeLessThan(10);
+    expect(stdout.trim()).toBe('none matched');
   });
 
   it('means what the regex-based glob meant: `*`, `?`, classes, ranges, negation, case-insensitive', () => {

@@ -11,7 +11,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
-import { runCli, startCli, waitFor, type Started } from '../cli/cli-process.js';
+import { runCli, startCli, type Started } from '../cli/cli-process.js';
+import { waitFor } from '../helpers/processes.js';
 import { startSimulator } from '../sim/index.js';
 
 const mode = (path: string): string => (statSync(path).mode & 0o777).toString(8);

@@ -12,11 +12,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
+import { until } from '../helpers/processes.js';
 
 /** What the backend does with a request that arrives on a socket that already carried an answer. */
 type OnReuse = 'answer' | 'close' | 'reset' | 'cut after headers';
@@ -115,7 +115,7 @@ describe('a backend that closes a kept-alive connection as the shim reuses it', 
       const { backend, post, log } = await setup();
       backend.onReuse = how;
       expect(await post()).toMatchObject({ status: 200 });
-      await sleep(100);
+      expect(await until(() => log.length === 1, 5000)).toBe(true); // the first exchange is over: its socket is back in the pool
       const second = await post();
       expect(second).toEqual({ status: 200, text: ANSWER });
       // The first socket carried the first answer and the doomed request; the resend went on a second socket.
@@ -154,9 +154,9 @@ describe('a backend that closes a kept-alive connection as the shim reuses it', 
     const { backend, post, log } = await setup();
     backend.onReuse = 'cut after headers';
     expect(await post()).toMatchObject({ status: 200 });
-    await sleep(100);
+    expect(await until(() => log.length === 1, 5000)).toBe(true);
     await expect(post()).rejects.toThrow(); // the shim drops Claude Code's connection too
-    await sleep(100);
+    expect(await until(() => log.length === 2, 5000)).toBe(true);
     expect(backend.sockets).toEqual([2]);
     expect(log[1]).toMatchObject({ status: 200, error_source: 'cut' });
     expect(log[1]!.rewrites.filter((r) => RESENT.test(r))).toEqual([]);

@@ -1,8 +1,10 @@
 /** The outage wait of one route (src/shim/outage-hold.ts): what a probe means, the words, and the wait's end. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { EndpointProbe, ServedModel } from '../../src/backends/types.js';
-import { createRouteOutage, durationWords, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
+import { formatDuration } from '../../src/amounts.js';
+import { createRouteOutage, lookFromProbe, outageWords, type MoveAttempt, type OutageLive, type OutageReport, type ServerLook } from '../../src/shim/outage-hold.js';
 import { sameModelRule } from '../../src/jobs/placement/same-model.js';
+import { until } from '../helpers/processes.js';
 
 const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
 
@@ -61,8 +63,11 @@ describe('what a probe means for a waiting job', () => {
 });
 
 describe('the words', () => {
-  it('durations as a person says them', () => {
-    expect([durationWords(0), durationWords(45), durationWords(60), durationWords(100), durationWords(600)]).toEqual(['0 s', '45 s', '1 min', '1 min 40 s', '10 min']);
+  it('durations in the words of a job\'s own time: one formatter, "1 min 5 s", never "1 min 05 s"', () => {
+    const live: OutageLive = { endpoint: 'gpu-box', since: '2026-12-02T12:00:00.000Z', saw: 'is down', wait_s: 45 };
+    const at = new Date('2026-12-02T12:01:05.000Z');
+    expect(outageWords(live, at)).toBe(`gpu-box is down, ${formatDuration(65)} so far; waiting up to ${formatDuration(45)}`);
+    expect(outageWords(live, at)).toBe('gpu-box is down, 1 min 5 s so far; waiting up to 45 s');
   });
   it('the live line', () => {
     const live: OutageLive = { endpoint: 'gpu-box', since: '2026-12-02T12:00:00.000Z', saw: 'is loading its model', wait_s: 600 };
@@ -115,7 +120,7 @@ describe('one route\'s wait', () => {
     left.abort();
     expect(await waiting).toEqual({ kind: 'gone' });
     outage.close();
-    await new Promise((r) => setTimeout(r, 50));
+    expect(await until(() => reports.length > 0, 5000)).toBe(true);
     expect(reports.map((r) => r.outcome)).toEqual(['job ended']);
   });
 
@@ -124,6 +129,9 @@ describe('one route\'s wait', () => {
     const reports: OutageReport[] = [];
     const asked: number[] = [];
     const answers: MoveAttempt[] = [{ kind: 'stay', why: 'gpu-b has no free slot (1 in all: 1 by this process)' }, { kind: 'moved', to: 'gpu-b', servedId: 'm' }];
+    // Fake timers: the probes' back-off and the grace run on the test's clock, exact to the millisecond, however loaded the machine.
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
     const began = Date.now();
     const outage = createRouteOutage('gpu-a', 60, looks.look, { onLive: () => undefined, onEnd: (r) => reports.push(r) }, {
       afterS: 0.7,
@@ -134,11 +142,14 @@ describe('one route\'s wait', () => {
         return Promise.resolve(answers[asked.length - 1]!);
       },
     });
-    const outcome = await outage.wait('is down (refused)', new AbortController().signal);
-    expect(outcome).toEqual({ kind: 'serving', servedId: 'm' });
+    const waiting = outage.wait('is down (refused)', new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(699);
+    expect(asked).toEqual([]); // no move before failover_after_s
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await waiting).toEqual({ kind: 'serving', servedId: 'm' });
     expect(asked).toHaveLength(2);
-    expect(asked[0]).toBeGreaterThanOrEqual(690); // tried at the grace, not at the next probe after it
-    expect(asked[0]).toBeLessThan(1500);
+    expect(asked[0]).toBe(700); // tried at the grace, not at the next probe after it
+    expect(asked[1]).toBeGreaterThan(700);
     expect(reports).toMatchObject([{ endpoint: 'gpu-a', outcome: 'moved' }]);
     // The next outage is the new endpoint's.
     const again = outage.wait('is down (refused)', new AbortController().signal);

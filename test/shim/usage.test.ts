@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSseUsageTracker, usageFromJson, type UsageResult } from '../../src/shim/body/usage.js';
@@ -94,7 +93,8 @@ describe('createSseUsageTracker on captured llama-server streams', () => {
     expect(track([Buffer.from('event: message_start\ndata: {not json\n\n\n\ndata: [DONE]\n\n')])).toEqual({ events: 2 });
   });
 
-  it('costs well under 1 ms per 100 events (2,000-event stream)', () => {
+  // What it costs per event is measured by npm run bench:shim, not asserted here: a loaded machine would fail it.
+  it('counts every event of a 2,000-event stream, chunked as a server writes it', () => {
     const text = llamaStream('ok-stream.http').toString();
     const [start, , delta] = text.split('\n\n');
     const tail = text.split('\n\n').slice(-4).join('\n\n');
@@ -102,16 +102,7 @@ describe('createSseUsageTracker on captured llama-server streams', () => {
     // Realistic chunking: the server writes an event or two at a time.
     const chunks = body.split(/(?<=\n\n)/).map((e) => Buffer.from(e));
     expect(track(chunks).events).toBe(2000);
-    const runs: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const t0 = performance.now();
-      track(chunks);
-      runs.push(performance.now() - t0);
-    }
-    runs.sort((a, b) => a - b);
-    const median = runs[3] ?? Infinity;
-    // 20 ms for 2,000 events is the 1 ms/100 budget; the median is typically ~1–2 ms.
-    expect(median).toBeLessThan(20);
+    expect(track([Buffer.from(body)]).events).toBe(2000);
   });
 });
 

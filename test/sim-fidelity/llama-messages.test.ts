@@ -3,6 +3,7 @@
  * against the captures, error bodies, prompt-cache accounting and slot queueing.
  */
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/processes.js';
 import { startSimulator } from '../sim/index.js';
 import { anyNumber, collapseRuns, usageOf, eventSignature, matching, parseSse, readHttpFixture, request, shapeOf, simpleBody, type SseRecord, simulatorPerTest } from './fixture-io.js';
 
@@ -214,9 +215,7 @@ describe('llama.cpp slots and prompt cache', () => {
       headersSeen++;
       return parseSse(await r.text());
     });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(headersSeen).toBe(2);
-    expect(s.stats).toMatchObject({ inFlight: 2, queued: 2 });
+    expect(await until(() => headersSeen === 2 && s.stats.inFlight === 2 && s.stats.queued === 2, 5000)).toBe(true);
     const metrics = (await request(s.url, '/metrics')).text;
     expect(metrics).toContain('llamacpp:requests_processing 2\n');
     expect(metrics).toContain('llamacpp:requests_deferred 2\n');

@@ -7,6 +7,7 @@
  * (ChatHandler order, /api/ps), server/prompt.go (silent truncation).
  */
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/processes.js';
 import { startSimulator } from '../sim/index.js';
 import { anyNumber, anyString, claudeCodeRequest, collapseRuns, eventSignature, matching, parseSse, request, simulatorPerTest, usageOf } from './fixture-io.js';
 
@@ -199,16 +200,15 @@ describe('Ollama context window (server/prompt.go chatPrompt, runner truncation)
 
 describe('Ollama scheduling', () => {
   it('runs OLLAMA_NUM_PARALLEL requests (default 1); the others wait with no bytes sent', async () => {
-    const s = await start({ firstTokenDelayMs: 300, script: () => ({ text: 'ok' }) });
+    const s = await start({ firstTokenDelayMs: 1500, script: () => ({ text: 'ok' }) });
     let headers = 0;
     const calls = [1, 2].map(async () => {
       const r = await fetch(`${s.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body({ stream: true })) });
       headers++;
       return r.text();
     });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(headers).toBe(0);
-    expect(s.stats).toMatchObject({ inFlight: 1, queued: 1 });
+    expect(await until(() => s.stats.inFlight === 1 && s.stats.queued === 1, 5000)).toBe(true);
+    expect(headers).toBe(0); // within the first token's 1.5 s: Ollama sends headers with it
     await Promise.all(calls);
     expect(s.stats).toMatchObject({ peakInFlight: 1, completed: 2 });
   });

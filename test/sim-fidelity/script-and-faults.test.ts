@@ -4,6 +4,7 @@
  * cut sockets, hangs, mid-stream error events, and a server that goes down.
  */
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/processes.js';
 import { COMPACTION_MARKER, type ParsedRequest, type ScriptContext, type SimFlavor, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { anyNumber, claudeCodeRequest, parseSse, request, simpleBody, simulatorPerTest } from './fixture-io.js';
 
@@ -83,7 +84,7 @@ describe.each(['llama.cpp', 'vllm'] as const)('%s faults', (flavor) => {
       })(),
     ).rejects.toThrow();
     expect(parseSse(received)).toHaveLength(3);
-    await new Promise((res) => setTimeout(res, 20));
+    expect(await until(() => s.stats.inFlight === 0 && s.stats.aborted === 1, 5000)).toBe(true);
     expect(s.stats).toMatchObject({ inFlight: 0, aborted: 1, completed: 0 });
   });
 
@@ -94,12 +95,10 @@ describe.each(['llama.cpp', 'vllm'] as const)('%s faults', (flavor) => {
     const r = await fetch(`${s.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(flavor, { stream: true })), signal: ac.signal });
     expect(r.status).toBe(200);
     const reading = r.text();
-    await new Promise((res) => setTimeout(res, 100));
-    expect(s.stats.inFlight).toBe(1);
+    expect(await until(() => s.stats.inFlight === 1, 5000)).toBe(true);
     ac.abort();
     await expect(reading).rejects.toThrow();
-    await new Promise((res) => setTimeout(res, 20));
-    expect(s.stats).toMatchObject({ inFlight: 0, aborted: 1 });
+    expect(await until(() => s.stats.inFlight === 0 && s.stats.aborted === 1, 5000)).toBe(true);
     s.setScript([]);
     expect((await request(s.url, '/v1/messages', { body: body(flavor) })).status).toBe(200);
   });

@@ -4,6 +4,7 @@
  * inline system handling, scheduling and metrics.
  */
 import { describe, expect, it } from 'vitest';
+import { until } from '../helpers/processes.js';
 import { startSimulator } from '../sim/index.js';
 import { anyNumber, anyString, claudeCodeRequest, collapseRuns, containing, eventSignature, matching, objectContaining, parseSse, request, simpleBody, usageOf, simulatorPerTest } from './fixture-io.js';
 
@@ -177,10 +178,11 @@ describe('vLLM /v1/messages', () => {
   });
 
   it('refuses connections while loading, then serves on the same port', async () => {
-    const s = await start({ loadingMs: 300 });
-    await new Promise((r) => setTimeout(r, 20));
-    await expect(fetch(`${s.url}/health`)).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 400));
+    // A load that lasts until the test ends it: what is seen during it does not depend on how fast this machine is.
+    const s = await start({ loadingMs: 600_000 });
+    const refused = (): Promise<boolean> => fetch(`${s.url}/health`).then(() => false, () => true);
+    expect(await until(refused, 5000)).toBe(true);
+    await s.setDown(false); // the load ends: vLLM listens again on the same port
     expect((await request(s.url, '/health')).status).toBe(200);
   });
 
@@ -192,8 +194,7 @@ describe('vLLM /v1/messages', () => {
       headers++;
       return r.text();
     });
-    await new Promise((r) => setTimeout(r, 150));
-    expect(headers).toBe(2);
+    expect(await until(() => headers === 2, 5000)).toBe(true);
     const m = (await request(s.url, '/metrics')).text;
     expect([metric(m, 'num_requests_running'), metric(m, 'num_requests_waiting')]).toEqual([1, 1]);
     expect(s.stats).toMatchObject({ inFlight: 1, queued: 1 });

@@ -5,7 +5,7 @@
 // file lock among them. `net` (the loopback front door, tokens) and `secrets` (redaction) are leaves too —
 // they import nothing from src/ and are used from the edges down to `log`, which redacts through `secrets`;
 // `printable` (server text made safe for a terminal or a YAML scalar) is another such leaf, and so is `json-shape`
-// (state files checked without loading zod). `path-errors` words
+// (state files checked without loading zod), and so is `amounts` (numbers and durations in words, and the `7d` span reader). `path-errors` words
 // filesystem errors on state and config paths for every layer above it, and needs only `errors`.
 export const LAYERS: readonly (readonly string[])[] = [
   ['main'],
@@ -20,7 +20,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['coord', 'log'],
   ['path-errors'],
-  ['errors', 'net', 'secrets', 'printable', 'json-shape'],
+  ['errors', 'net', 'secrets', 'printable', 'json-shape', 'amounts'],
 ];
 
 // Inside a folder named here, its sub-folders are layered the same way; `.` is the folder's own top-level files.

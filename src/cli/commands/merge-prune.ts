@@ -1,7 +1,7 @@
 /** `localagents merge JOB` and `localagents prune`: finishing and tidying worktree jobs. */
 import type { Command } from 'commander';
+import { parseSpan } from '../../amounts.js';
 import { BadArgumentError } from '../../errors.js';
-import { parseAge } from '../../jobs/git/prune.js';
 import type { CliContext, GlobalOptions } from '../context.js';
 import { appJob } from '../job-arg.js';
 import { print, printJson } from '../output.js';
@@ -46,7 +46,7 @@ Examples:
   localagents prune --older-than 1d`)
     .action((opts: { olderThan: string; dryRun?: boolean; json?: boolean }) =>
       withApp(ctx, program.opts<GlobalOptions>().config, async (app) => {
-        const olderThanMs = parseAge(opts.olderThan);
+        const olderThanMs = parseSpan(opts.olderThan);
         if (olderThanMs === undefined) throw new BadArgumentError('--older-than', `--older-than takes a number and a unit (s, m, h, d, w), like 7d, not "${opts.olderThan}"`);
         const actions = await app.prune({ olderThanMs, dryRun: opts.dryRun === true });
         if (opts.json) return printJson(actions);

@@ -6,7 +6,7 @@
  * what only a live view has: the last request's speed and cache reuse, and how
  * to stop. Pure: the display decides when and where to draw them.
  */
-import { formatCount, formatDuration } from '../../jobs/view/amounts.js';
+import { formatCount, formatDuration } from '../../amounts.js';
 import { jobFacts, renderFactsByKey, type FactKey } from '../../jobs/view/job-facts.js';
 import type { JobRecord } from '../../jobs/record/job-record.js';
 import { forPerson, modelWords } from '../../jobs/view/person-words.js';

@@ -2,10 +2,12 @@
  * `localagents merge JOB`: the worktree's uncommitted work is committed on its
  * branch, and the branch merged into the user's branch in the main checkout of
  * the job's repository — run anywhere else (the job's worktree, another job's,
- * another repository, a detached or dirty checkout) it refuses and changes
- * nothing. A merge that conflicts is aborted (the tree stays as it was) and the
- * error gives the commands to finish it by hand; a branch already merged is
- * reported as such, never as a merge.
+ * another repository, a detached checkout), with anything staged there, or with
+ * uncommitted changes to files the job changed too, it refuses and changes
+ * nothing. Uncommitted changes to other files stay as they are, uncommitted, as
+ * `git merge` leaves them. A merge that conflicts is aborted (the tree stays as
+ * it was) and the error gives the commands to finish it by hand; a branch
+ * already merged is reported as such, never as a merge.
  */
 import { realpath } from 'node:fs/promises';
 import { LocalAgentsError } from '../../errors.js';
@@ -34,6 +36,7 @@ export async function mergeJob(record: JobRecord, callerCwd: string): Promise<Me
   if (!wt.kept) throw refuse(`job ${record.id} changed nothing: its worktree and branch were removed`);
 
   const { repo, into } = await mergeTarget(record, callerCwd);
+  await refuseOverlap(record, repo);
   const before = (await git(repo, ['rev-parse', 'HEAD'])).stdout.trim();
 
   let committed: string | undefined;
@@ -63,7 +66,7 @@ export async function mergeJob(record: JobRecord, callerCwd: string): Promise<Me
 
 const sameDir = async (a: string, b: string): Promise<boolean> => (await realpath(a).catch(() => a)) === (await realpath(b).catch(() => b));
 
-/** The main checkout of the job's repository and its branch, when the caller stands there on a branch of theirs with a clean tree. */
+/** The main checkout of the job's repository and its branch, when the caller stands there on a branch of theirs with nothing staged. */
 async function mergeTarget(record: JobRecord, callerCwd: string): Promise<{ repo: string; into: string }> {
   const wt = record.worktree!;
   const top = await git(callerCwd, ['rev-parse', '--show-toplevel']);
@@ -86,11 +89,38 @@ async function mergeTarget(record: JobRecord, callerCwd: string): Promise<{ repo
   if (!current.ok) throw refuse(`${here} has a detached HEAD; check out the branch to merge into first`);
   const into = current.stdout.trim();
   if (into.startsWith('local-agent/')) throw refuse(`${here} has a job's branch checked out (${into}); check out your own branch to merge into first`);
-  // An aborted merge cannot always restore uncommitted changes: refuse rather than risk them.
-  const dirty = await git(here, ['status', '--porcelain', '--untracked-files=no']);
-  const changed = dirty.stdout.split('\n').filter(Boolean).map((l) => l.slice(3));
-  if (!dirty.ok || changed.length > 0) {
-    throw refuse(`${here} has uncommitted changes (${changed.slice(0, 5).join(', ')}${changed.length > 5 ? ', …' : ''}); commit or stash them first`, 'A merge that conflicts is undone with git merge --abort, which cannot always keep uncommitted changes.');
+  // A merge commit would take staged changes in (git itself refuses a merge then).
+  const staged = await git(here, ['diff', '--cached', '--name-only', '-z', '--no-renames']);
+  if (!staged.ok) throw refuse(`cannot read the index of ${here}: ${staged.stderr.trim()}`);
+  const stagedFiles = nulList(staged.stdout);
+  if (stagedFiles.length > 0) {
+    throw refuse(`${here} has staged changes (${listed(stagedFiles)}), which a merge commit would take in; commit them, or unstage them with git restore --staged, first`);
   }
   return { repo: here, into };
+}
+
+const listed = (files: readonly string[]): string => `${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}`;
+const nulList = (text: string): string[] => text.split('\0').filter(Boolean);
+
+/**
+ * Refuses when the user has uncommitted changes (or untracked files) at a path the job changed: the merge would
+ * write there, and an aborted merge cannot always give such changes back. Anything else stays as it is.
+ */
+async function refuseOverlap(record: JobRecord, repo: string): Promise<void> {
+  const wt = record.worktree!;
+  const base = await git(repo, ['merge-base', 'HEAD', wt.branch]);
+  const committed = await git(repo, ['diff', '--name-only', '-z', '--no-renames', base.ok ? base.stdout.trim() : wt.base_commit, wt.branch]);
+  const pending = await git(wt.path, ['status', '--porcelain', '-z', '--untracked-files=all', '--no-renames']);
+  if (!committed.ok || !pending.ok) throw refuse(`cannot list what job ${record.id} changed: ${(committed.stderr || pending.stderr).trim()}`);
+  const jobFiles = [...new Set([...nulList(committed.stdout), ...nulList(pending.stdout).map((entry) => entry.slice(3))])];
+  if (jobFiles.length === 0) return;
+  const mine = await git(repo, ['--literal-pathspecs', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', ...jobFiles]);
+  if (!mine.ok) throw refuse(`cannot read the state of ${repo}: ${mine.stderr.trim()}`);
+  const touched = nulList(mine.stdout).map((entry) => entry.slice(3)).sort();
+  if (touched.length > 0) {
+    throw refuse(
+      `${repo} has uncommitted changes to files job ${record.id} changed too (${listed(touched)}); commit or stash them first`,
+      'Uncommitted changes to files the job did not touch may stay: the merge leaves them as they are.',
+    );
+  }
 }

@@ -60,11 +60,3 @@ export async function pruneJobs(store: JobStore, options: PruneOptions): Promise
   }
   return actions;
 }
-
-/** `7d`, `12h`, `30m`, `2w` → milliseconds; undefined when it is not one of those. */
-export function parseAge(text: string): number | undefined {
-  const match = /^(\d+)([smhdw])$/.exec(text.trim());
-  if (!match) return undefined;
-  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as 's' | 'm' | 'h' | 'd' | 'w'];
-  return Number(match[1]) * unit;
-}

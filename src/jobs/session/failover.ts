@@ -7,12 +7,12 @@
  * slot, so no backend is oversubscribed, by this process or any other sharing
  * the state directory. The record keeps every move, and why a try found nowhere.
  */
+import { formatDuration } from '../../amounts.js';
 import type { EndpointProbe } from '../../backends/types.js';
 import type { Config, Endpoint } from '../../config/schema.js';
 import type { SlotBoard } from '../../coord/slot-board.js';
 import { isLocalAgentsError } from '../../errors.js';
 import { resolveModel, type Resolution } from '../../registry/resolve.js';
-import { durationWords } from '../../shim/outage-hold.js';
 import type { MoveChoice, MoveRequest, RouteFailover } from '../../shim/routes.js';
 import { chooseMove, type MoveDecision } from '../placement/failover-choice.js';
 import type { JobRecord, MoveRecord } from '../record/job-record.js';
@@ -118,7 +118,7 @@ export function routeFailover(job: MovableJob, deps: FailoverDeps, notes: MoveNo
         from: request.from,
         to: candidate.endpoint.name,
         at,
-        reason: `${request.from} had not served the job's model for ${durationWords((Date.parse(at) - Date.parse(request.since)) / 1000)} (it ${request.saw})`,
+        reason: `${request.from} had not served the job's model for ${formatDuration((Date.parse(at) - Date.parse(request.since)) / 1000)} (it ${request.saw})`,
         served: candidate.model.id,
         ...(candidate.context === undefined ? {} : { context: candidate.context }),
       };

@@ -21,7 +21,7 @@ import { routeFailover, toldWindow, type FailoverDeps } from './failover.js';
 import { runClaudeSession } from '../claude/claude-session.js';
 import { isHarmlessStderr } from '../claude/claude-stderr.js';
 import { sessionAgent } from './agent-job.js';
-import { finalStatus, type RunEnd, type StopReason } from './final-status.js';
+import { finalStatus, outageAtEnd, type RunEnd, type StopReason } from './final-status.js';
 import type { JobRecord } from '../record/job-record.js';
 import type { JobPaths } from '../record/job-store.js';
 import { JOB_ENV_MARKER } from '../claude/nested-job.js';
@@ -231,6 +231,7 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     finished: run.progress.finished,
     lastBackendError: run.lastBackendError(),
     verifyFailure: opened.verifier?.failure(),
+    outageAtEnd: outageAtEnd(job.record, new Date()),
     ...outcome,
   });
   const verification = opened.verifier?.record();

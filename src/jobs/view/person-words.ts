@@ -3,7 +3,7 @@
  * `localagents run`'s report, `show` and the dashboard's job page. The calling
  * model reads the same facts through mcp/job-view.ts.
  */
-import { formatCount, formatDuration } from './amounts.js';
+import { formatCount, formatDuration } from '../../amounts.js';
 import { jobFacts, renderFactsByKey, SHARED_WORDS, type FactLines, type FactRenderer, type JobFactValues } from './job-facts.js';
 import type { JobRecord } from '../record/job-record.js';
 
