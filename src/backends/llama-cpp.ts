@@ -5,9 +5,10 @@
  */
 import { z } from 'zod';
 import { errorMessageOf, parseJson } from './http-get.js';
+import { routerModelFacts, routerSlots, routerStatusBody, type RouterModelFacts } from './llama-router.js';
 import { metricValue, parsePrometheus } from './prometheus.js';
 import { contextWarning, findings, optional, type BackendProber } from './probe-context.js';
-import type { LoadMetrics, ServedModel, SlotUsage } from './types.js';
+import type { ContextSource, LoadMetrics, ServedModel, SlotUsage } from './types.js';
 
 const modelsBody = z.object({
   data: z.array(
@@ -15,7 +16,7 @@ const modelsBody = z.object({
       id: z.string(),
       aliases: z.array(z.string()).optional(),
       meta: z.looseObject({ n_ctx: z.number().optional(), n_ctx_train: z.number().optional(), n_params: z.number().optional(), size: z.number().optional() }).optional(),
-      status: z.looseObject({ value: z.string().optional() }).optional(),
+      status: routerStatusBody.optional(),
       architecture: z.looseObject({ input_modalities: z.array(z.string()).optional() }).optional(),
     }),
   ),
@@ -23,6 +24,7 @@ const modelsBody = z.object({
 
 const propsBody = z.looseObject({
   role: z.string().optional(),
+  max_instances: z.number().optional(),
   model_path: z.string().optional(),
   total_slots: z.number().optional(),
   default_generation_settings: z.looseObject({ n_ctx: z.number().optional() }).optional(),
@@ -61,42 +63,36 @@ export const probeLlamaCpp: BackendProber = async (ctx) => {
   const router = props?.role === 'router';
   const warnings: string[] = [];
 
-  const served: ServedModel[] = models.data.data.map((m) => {
-    const fromModels = m.meta?.n_ctx;
-    const fromProps = router ? undefined : props?.default_generation_settings?.n_ctx;
-    const fromSlots = router ? undefined : slotList?.[0]?.n_ctx;
-    const context = fromModels ?? fromProps ?? fromSlots;
-    const contextSource =
-      fromModels !== undefined
-        ? 'llama.cpp /v1/models meta.n_ctx (per slot)'
-        : fromProps !== undefined
-          ? 'llama.cpp /props n_ctx (per slot)'
-          : fromSlots !== undefined
-            ? 'llama.cpp /slots n_ctx'
-            : 'unknown';
+  const routerFacts = router ? await routerModelFacts(ctx, models.data.data.map((m) => ({ id: m.id, status: m.status, n_ctx: m.meta?.n_ctx }))) : [];
+  const served: ServedModel[] = models.data.data.map((m, i) => {
+    const facts = routerFacts[i];
+    const { context, contextSource } = facts !== undefined ? routerWindow(facts) : plainWindow(m.meta?.n_ctx, props?.default_generation_settings?.n_ctx, slotList?.[0]?.n_ctx);
     return {
       id: m.id,
       aliases: (m.aliases ?? []).filter((a) => a !== m.id),
-      context: context !== undefined && context > 0 ? context : undefined,
+      context,
       contextSource,
       routerStatus: m.status?.value,
+      router: facts?.router,
       // A router's /props is its own, not a model's: each model says it in /v1/models.
       vision: router ? m.architecture?.input_modalities?.includes('image') : props?.modalities?.vision,
-      warnings: contextWarning(m.id, context !== undefined && context > 0 ? context : undefined, SLOT_FIX),
+      warnings: contextWarning(m.id, context, SLOT_FIX),
       // A router's model_path is "none": each model runs in a child of its own.
       file: router ? undefined : props?.model_path,
       fingerprint: m.meta?.n_params !== undefined && m.meta.size !== undefined ? `${m.meta.n_params} parameters, ${m.meta.size} bytes` : undefined,
     };
   });
 
-  const slots = slotUsage(slotList, props?.total_slots, samples);
-  const metrics: LoadMetrics = {
-    enabled: metricsOn,
-    requestsRunning: metricValue(samples, 'llamacpp:requests_processing'),
-    requestsWaiting: metricValue(samples, 'llamacpp:requests_deferred'),
-  };
-  if (!metricsOn) warnings.push('metrics are off: start llama-server with --metrics for load and cache statistics per job');
-  if (slotList === undefined && props?.endpoint_slots === false) {
+  const slots = router ? routerSlots(routerFacts) : slotUsage(slotList, props?.total_slots, samples);
+  const metrics: LoadMetrics = router
+    ? routerMetrics(routerFacts)
+    : {
+        enabled: metricsOn,
+        requestsRunning: metricValue(samples, 'llamacpp:requests_processing'),
+        requestsWaiting: metricValue(samples, 'llamacpp:requests_deferred'),
+      };
+  if (!metricsOn && !router) warnings.push('metrics are off: start llama-server with --metrics for load and cache statistics per job');
+  if (slotList === undefined && props?.endpoint_slots === false && !router) {
     warnings.push('/slots is off: start llama-server with --slots to see busy/free slots');
   }
   const toolCalls = props?.chat_template_caps?.supports_tool_calls;
@@ -111,10 +107,37 @@ export const probeLlamaCpp: BackendProber = async (ctx) => {
     models: served,
     slots,
     metrics,
-    server: { build: props?.build_info, router, toolCalls },
+    server: { build: props?.build_info, router, toolCalls, maxInstances: router ? props?.max_instances : undefined },
     warnings,
   };
 };
+
+const positive = (n: number | undefined): number | undefined => (n !== undefined && n > 0 ? n : undefined);
+
+/** A plain server's per-slot window: /v1/models, else /props, else /slots (docs/backends.md §3). */
+function plainWindow(fromModels: number | undefined, fromProps: number | undefined, fromSlots: number | undefined): { context: number | undefined; contextSource: ContextSource } {
+  if (positive(fromModels) !== undefined) return { context: fromModels, contextSource: 'llama.cpp /v1/models meta.n_ctx (per slot)' };
+  if (positive(fromProps) !== undefined) return { context: fromProps, contextSource: 'llama.cpp /props n_ctx (per slot)' };
+  if (positive(fromSlots) !== undefined) return { context: fromSlots, contextSource: 'llama.cpp /slots n_ctx' };
+  return { context: undefined, contextSource: 'unknown' };
+}
+
+/** A router model's window: its loaded instance's, else the one the router's arguments for it give. */
+function routerWindow(facts: RouterModelFacts): { context: number | undefined; contextSource: ContextSource } {
+  if (facts.context === undefined) return { context: undefined, contextSource: 'unknown' };
+  return {
+    context: facts.context,
+    contextSource: facts.fromInstance ? 'llama.cpp /v1/models meta.n_ctx (per slot)' : "llama.cpp router's arguments for the model (--ctx-size / --parallel)",
+  };
+}
+
+/** A router's load: the sum over its loaded instances that have --metrics. */
+function routerMetrics(facts: readonly RouterModelFacts[]): LoadMetrics {
+  const on = facts.map((f) => f.router.metrics).filter((m): m is LoadMetrics => m !== undefined);
+  if (on.length === 0) return { enabled: false };
+  const sum = (pick: (m: LoadMetrics) => number | undefined): number => on.reduce((n, m) => n + (pick(m) ?? 0), 0);
+  return { enabled: true, requestsRunning: sum((m) => m.requestsRunning), requestsWaiting: sum((m) => m.requestsWaiting) };
+}
 
 function slotUsage(
   slotList: z.infer<typeof slotsBody> | undefined,

@@ -14,6 +14,7 @@ export type ContextSource =
   | 'llama.cpp /v1/models meta.n_ctx (per slot)'
   | 'llama.cpp /props n_ctx (per slot)'
   | 'llama.cpp /slots n_ctx'
+  | "llama.cpp router's arguments for the model (--ctx-size / --parallel)"
   | 'vllm max_model_len'
   | 'ollama /api/ps context_length'
   | 'models.yaml context'
@@ -39,16 +40,28 @@ export interface ServedModel extends ModelWeights {
   readonly contextSource: ContextSource;
   /** Router mode: loaded / loading / unloaded / sleeping; undefined for single-model servers. */
   readonly routerStatus?: string | undefined;
+  /** Router mode: what the router says of this model beyond its state; undefined for single-model servers. */
+  readonly router?: RouterModel | undefined;
   /** Takes image input, as the server reports it (llama.cpp /props modalities, router input_modalities); undefined when it does not say. */
   readonly vision?: boolean | undefined;
   readonly warnings: readonly string[];
+}
+
+/** One model of a router-mode server (llama.cpp `GET /models` status, and the loaded instance's own endpoints). */
+export interface RouterModel {
+  /** The router's last load of it failed (a bad GGUF, out of memory): its exit code. */
+  readonly failedExitCode?: number | undefined;
+  /** Slots its instance has (loaded: /slots?model=), or will have (from the router's arguments for it). */
+  readonly slots: SlotUsage | undefined;
+  /** Requests its instance is running and deferring (/metrics?model=, loaded models with --metrics). */
+  readonly metrics?: LoadMetrics | undefined;
 }
 
 export interface SlotUsage {
   readonly total: number;
   readonly busy: number;
   readonly free: number;
-  readonly source: '/slots' | '/props' | '/metrics';
+  readonly source: '/slots' | '/props' | '/metrics' | 'router arguments';
 }
 
 export interface LoadMetrics {
@@ -76,6 +89,8 @@ export interface EndpointProbe {
   readonly server: {
     readonly build?: string | undefined;
     readonly router?: boolean | undefined;
+    /** Router mode: models it keeps loaded at once (--models-max; 0 = no limit). */
+    readonly maxInstances?: number | undefined;
     /** llama.cpp chat template supports tool calls (needs --jinja). */
     readonly toolCalls?: boolean | undefined;
   };

@@ -81,6 +81,11 @@ export const endpointSchema = z.strictObject({
    * multimodal support). A server that says wins, except that false always turns images into notes.
    */
   vision: z.boolean().optional(),
+  /**
+   * A router-mode llama-server: let a job on one model evict the model a running job uses (each swap reloads the
+   * weights and loses that model's cache). Off by default: such a job waits instead.
+   */
+  share_models: z.boolean().optional(),
 });
 
 export const modelSchema = z.strictObject({

@@ -26,6 +26,7 @@ const boardShape: Shape = {
           model: { type: 'string' },
           seq: { type: 'integer' },
           endpoint: { type: 'string' },
+          served: { type: 'string' },
           candidates: { type: 'array', items: { type: 'string' } },
         },
         required: ['job', 'owner', 'model', 'seq'],

@@ -15,6 +15,8 @@ export interface Ticket {
   seq: number;
   /** Set once placed: the endpoint whose slot this job holds. */
   endpoint?: string | undefined;
+  /** Set once placed: the id served there that the job uses (a router keeps it loaded for the job). */
+  served?: string | undefined;
   /** Endpoints that could serve it, as its owner last resolved; a later job may not take a slot here first. */
   candidates?: string[] | undefined;
 }
@@ -60,6 +62,16 @@ export class BoardView {
     return { thisProcess: ours, otherProcesses: on.length - ours };
   }
 
+  /** The served models jobs hold on `endpoint`, each with the jobs holding it (of every process). */
+  modelsHeldOn(endpoint: string): Map<string, string[]> {
+    const held = new Map<string, string[]>();
+    for (const t of this.data.tickets) {
+      if (t.endpoint !== endpoint || t.served === undefined) continue;
+      held.set(t.served, [...(held.get(t.served) ?? []), t.job]);
+    }
+    return held;
+  }
+
   /**
    * The earlier waiting job that must be placed before `job` may take a slot on
    * `endpoint`: one of the same FIFO, or one that could use the same endpoint (so a
@@ -92,8 +104,8 @@ export class BoardView {
 
 /** A view that may be changed inside `SlotBoard.change`; the changes are written when the callback returns. */
 export class BoardDraft extends BoardView {
-  lease(job: string, endpoint: string): void {
-    this.replace(job, (t) => ({ ...t, endpoint, candidates: undefined }));
+  lease(job: string, endpoint: string, served?: string): void {
+    this.replace(job, (t) => ({ ...t, endpoint, served, candidates: undefined }));
   }
 
   setCandidates(job: string, candidates: readonly string[]): void {

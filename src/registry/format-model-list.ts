@@ -4,8 +4,10 @@
  * only the advice at the ends is worded for its reader, by the edge that asks.
  */
 import { printable } from '../printable.js';
+import type { ServedModel } from '../backends/types.js';
+import type { RouterRoom } from './router-room.js';
 import type { QueueEntry, SlotUse } from './slot-use.js';
-import type { ModelListing } from './model-list.js';
+import type { EndpointListing, ModelListing } from './model-list.js';
 
 /** What each reader is told in its own terms (tools for the calling model, commands for a person): the edges own these words. */
 export interface ListingWords {
@@ -38,6 +40,39 @@ export function describeQueueEntry(q: QueueEntry): string {
   return `#${q.position} ${q.model} (job ${q.job_id}, ${q.this_process ? 'this process' : `pid ${q.owner_pid}`})`;
 }
 
+/** What a new job on a router's model costs or waits for, in the words every edge uses. */
+export function describeRouterRoom(model: string, room: RouterRoom): string {
+  switch (room.kind) {
+    case 'loaded':
+      return 'loaded: a job starts on it at once';
+    case 'room':
+      return `a job loads ${model} first (nothing is evicted)`;
+    case 'evicts':
+      return `a job loads ${model} first, evicting the least recently used idle model of ${room.idle.join(', ')}`;
+    case 'blocked':
+      return `a job waits: ${room.reason}`;
+  }
+}
+
+/** A router's model line: state, window, slots when loaded, what a job on it costs. */
+function routerModelLines(e: EndpointListing, m: ServedModel): string[] {
+  const state = m.routerStatus ?? '?';
+  const failed = m.router?.failedExitCode !== undefined ? `, its last load failed (exit code ${m.router.failedExitCode})` : '';
+  const out = [`  ${printable(m.id)}  [${printable(state)}${failed}]  context ${k(m.context)} (${m.contextSource})`];
+  const slots = m.router?.slots;
+  if (slots !== undefined) out.push(slots.source === 'router arguments' ? `    slots ${slots.total} once loaded (router arguments)` : `    slots ${slots.busy} busy / ${slots.free} free of ${slots.total}`);
+  const room = e.model_rooms?.[m.id];
+  if (room !== undefined) out.push(`    ${describeRouterRoom(printable(m.id), room)}`);
+  return out;
+}
+
+/** A router's own line: how many models it keeps loaded at once. */
+function routerLine(e: EndpointListing): string {
+  const max = e.server.maxInstances;
+  const limit = max === undefined || max <= 0 ? 'any number of models' : `up to ${max} model${max === 1 ? '' : 's'}`;
+  return `  router: loads models on demand and holds ${limit} at once (max_instances); a probe never loads one`;
+}
+
 /** One line per agent a job can run: name, where it is defined, the model it would use, what it is for. */
 function agentLines(listing: ModelListing, words: ListingWords): string[] {
   const agents = listing.agents ?? [];
@@ -65,8 +100,10 @@ export function formatModelList(listing: ModelListing, words: ListingWords): str
   if (listing.endpoints.length === 0) out.push(words.noEndpoints, '');
   for (const e of listing.endpoints) {
     out.push(`${e.endpoint} (${e.backend}, ${e.baseUrl}${e.host ? `, host ${e.host}` : ''}): ${e.state.toUpperCase()} — ${printable(e.reason)}`);
+    if (e.server.maxInstances !== undefined) out.push(routerLine(e));
     for (const m of e.models) {
-      out.push(`  ${printable(m.id)}  context ${k(m.context)} (${m.contextSource})${m.routerStatus ? `  [${printable(m.routerStatus)}]` : ''}`);
+      if (m.router !== undefined) out.push(...routerModelLines(e, m));
+      else out.push(`  ${printable(m.id)}  context ${k(m.context)} (${m.contextSource})${m.routerStatus ? `  [${printable(m.routerStatus)}]` : ''}`);
     }
     if (e.state === 'up') {
       const slots = e.slots ? `slots ${e.slots.busy} busy / ${e.slots.free} free of ${e.slots.total}` : 'slots unknown';

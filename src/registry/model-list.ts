@@ -5,6 +5,7 @@
  */
 import type { EndpointProbe } from '../backends/types.js';
 import type { Config, ModelMenuEntry } from '../config/schema.js';
+import { routerRoom, type RouterRoom } from './router-room.js';
 import { slotUse, type EndpointJobs, type QueueEntry, type SlotUse } from './slot-use.js';
 import { matchName } from './match.js';
 import type { AgentsListing } from '../agents/agent-listing.js';
@@ -15,6 +16,8 @@ export interface EndpointListing extends EndpointProbe {
   readonly slot_use: SlotUse | undefined;
   /** Jobs of every localagents process waiting for a slot here, with their place in their model's FIFO. */
   readonly queue: readonly QueueEntry[];
+  /** A router-mode server: what a new job on each of its models would cost (nothing, a load, an eviction) or wait for. */
+  readonly model_rooms?: Readonly<Record<string, RouterRoom>> | undefined;
 }
 
 export interface MenuListing {
@@ -57,7 +60,11 @@ export function buildModelList(
     const endpoint = config.endpoints.find((e) => e.name === probe.endpoint);
     const jobs = jobsOf(probe.endpoint);
     const use = endpoint && probe.state === 'up' ? slotUse(endpoint, probe, jobs.load) : undefined;
-    return { ...probe, capacity: use?.capacity ?? 0, slot_use: use, queue: jobs.queue };
+    const rooms =
+      probe.server.router === true && probe.state === 'up'
+        ? Object.fromEntries(probe.models.map((m) => [m.id, routerRoom(probe, m.id, jobs.load.modelsHeld ?? new Map(), endpoint?.share_models === true)]))
+        : undefined;
+    return { ...probe, capacity: use?.capacity ?? 0, slot_use: use, queue: jobs.queue, model_rooms: rooms };
   });
   const menu = config.models.map((entry) => {
     const term = entry.served_name ?? entry.name;

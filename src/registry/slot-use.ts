@@ -14,6 +14,8 @@ export interface EndpointLoad {
   readonly otherProcesses: number;
   /** Requests of ours in flight there as the probe ran (they show up as busy slots). */
   readonly ourInFlight: number;
+  /** The served models jobs of every process hold there, each with its jobs (what a router must keep loaded). */
+  readonly modelsHeld?: ReadonlyMap<string, readonly string[]> | undefined;
 }
 
 /** How an endpoint's slots are used: what list_models shows and placement decides by. */

@@ -6,12 +6,14 @@
 import { sendJson, sendText } from './http-io.js';
 import { isRecord, str, type JsonRecord } from './json.js';
 import { endpointDisabled, INVALID_API_KEY, llamaError, LOADING, NOT_FOUND, type ErrorReply } from './llama-errors.js';
-import { modelsBody, propsBody, routerModelsBody, routerPropsBody, slotsBody } from './llama-info.js';
+import { modelsBody, propsBody, slotsBody } from './llama-info.js';
 import { handleCountTokens, handleMessages, type LlamaEngine } from './llama-messages.js';
 import { LlamaMetrics } from './llama-metrics.js';
+import { RouterSim } from './llama-router.js';
+import { routerGet, routeToInstance } from './llama-router-routes.js';
 import { SlotPool } from './llama-slots.js';
 import { nlohmannParseError } from './json-parse-error.js';
-import type { Exchange, SimState } from './sim-state.js';
+import type { Exchange, ResolvedOptions, SimState } from './sim-state.js';
 import type { LlamaBuild } from './types.js';
 
 /** Paths served without the API key: docs/backends.md §2.2 for b9553/August; the pinned source's server-http.cpp:251 for sep2026. */
@@ -24,10 +26,13 @@ const PROCESS_START = Math.floor(performance.timeOrigin * 1000) % 1_000_000_000;
 
 export class LlamaHandler {
   private readonly engine: LlamaEngine;
+  /** Router mode: its models, each loaded on demand with an engine of its own. */
+  readonly router: RouterSim | undefined;
 
   constructor(private readonly state: SimState) {
     const o = state.opts;
     this.engine = { state, pool: new SlotPool(o.slots, o.slotPromptSimilarity, o.cacheRam), metrics: new LlamaMetrics() };
+    this.router = o.router && new RouterSim(state, o.router);
   }
 
   async handle(ex: Exchange): Promise<void> {
@@ -43,10 +48,19 @@ export class LlamaHandler {
       const parseError = nlohmannParseError(ex.rec.bodyText);
       if (parseError !== undefined) return reply(llamaError(parseError, 'server_error'));
       const body: JsonRecord = isRecord(ex.rec.json) ? ex.rec.json : {};
-      const routed = this.routeModel(body);
-      if (typeof routed !== 'string') return reply(routed);
-      if (path === '/v1/messages/count_tokens') return handleCountTokens(this.engine, ex, body);
-      return handleMessages(this.engine, ex, body, routed);
+      if (this.router === undefined) {
+        if (path === '/v1/messages/count_tokens') return handleCountTokens(this.engine, ex, body);
+        return handleMessages(this.engine, ex, body, this.state.opts.modelId);
+      }
+      const autoload = new URL(ex.rec.url, 'http://sim').searchParams.get('autoload');
+      const routed = await routeToInstance(this.router, str(body['model']), ex, autoload === null || autoload === 'true' || autoload === '1', true);
+      if ('status' in routed) return reply(routed);
+      try {
+        if (path === '/v1/messages/count_tokens') return handleCountTokens(routed.engine, ex, body);
+        return await handleMessages(routed.engine, ex, body, routed.model);
+      } finally {
+        routed.release();
+      }
     }
     return reply(NOT_FOUND);
   }
@@ -62,45 +76,39 @@ export class LlamaHandler {
     return given === key;
   }
 
-  /** The response `model`: the alias in single-model mode, the requested id in router mode. */
-  private routeModel(body: JsonRecord): string | ErrorReply {
-    const router = this.state.opts.routerModels;
-    if (router === undefined) return this.state.opts.modelId;
-    const model = str(body['model']);
-    if (model === undefined || model === '') return llamaError('model name is missing from the request', 'invalid_request_error');
-    if (!router.includes(model)) return llamaError(`model '${model}' not found`, 'invalid_request_error');
-    return model;
-  }
-
-  private handleGet(ex: Exchange, path: string): void {
+  private async handleGet(ex: Exchange, path: string): Promise<void> {
     const o = this.state.opts;
-    const { pool, metrics } = this.engine;
-    const query = new URL(ex.rec.url, 'http://sim').searchParams;
-    const routerModel = query.get('model');
-    const router = o.routerModels;
-    if (router !== undefined && routerModel !== null && !router.includes(routerModel)) {
-      return sendJson(ex.res, 400, llamaError(`model '${routerModel}' not found`, 'invalid_request_error').body);
+    if (path === '/health' || path === '/v1/health') return sendJson(ex.res, 200, { status: 'ok' });
+    if (this.router !== undefined && ['/models', '/v1/models', '/props', '/slots', '/metrics'].includes(path)) {
+      return routerGet(this.router, o, ex, path, (engine, asModel) => this.instanceGet(ex, path, engine, asModel));
     }
-    const asModel = routerModel === null ? o : { ...o, modelId: routerModel, modelFile: `/models/${routerModel}.gguf` }; // as routerModelsBody's --model
     switch (path) {
-      case '/health':
-      case '/v1/health':
-        return sendJson(ex.res, 200, { status: 'ok' });
       case '/models':
       case '/v1/models':
-        return sendJson(ex.res, 200, router === undefined ? modelsBody(o) : routerModelsBody(o, router));
+        return sendJson(ex.res, 200, modelsBody(o));
       case '/props':
-        return sendJson(ex.res, 200, router !== undefined && routerModel === null ? routerPropsBody(o) : propsBody(asModel));
+        return sendJson(ex.res, 200, propsBody(o));
+      case '/slots':
+      case '/metrics':
+        return this.instanceGet(ex, path, this.engine, o);
+      default:
+        return sendJson(ex.res, NOT_FOUND.status, NOT_FOUND.body);
+    }
+  }
+
+  /** `/slots` and `/metrics` of one instance: the single model's, or a router model's. */
+  private instanceGet(ex: Exchange, path: string, engine: LlamaEngine, o: ResolvedOptions): void {
+    const { pool, metrics } = engine;
+    const query = new URL(ex.rec.url, 'http://sim').searchParams;
+    switch (path) {
       case '/slots': {
-        if (router !== undefined && routerModel === null) return this.missingModel(ex);
         if (!o.slotsEndpoint) return sendJson(ex.res, 501, endpointDisabled('slots').body);
-        if (query.get('fail_on_no_slot') === '1' && pool.busyCount === o.slots) {
+        if (query.get('fail_on_no_slot') === '1' && pool.busyCount === pool.slots.length) {
           return sendJson(ex.res, 503, llamaError('no slot available', 'unavailable_error').body);
         }
         return sendJson(ex.res, 200, slotsBody(pool, o.context));
       }
       case '/metrics': {
-        if (router !== undefined && routerModel === null) return this.missingModel(ex);
         if (!o.metrics) return sendJson(ex.res, 501, endpointDisabled('metrics').body);
         const text = metrics.render(o.llamaBuild, pool.busyCount, pool.queuedCount);
         return sendText(ex.res, 200, text, {
@@ -111,9 +119,5 @@ export class LlamaHandler {
       default:
         return sendJson(ex.res, NOT_FOUND.status, NOT_FOUND.body);
     }
-  }
-
-  private missingModel(ex: Exchange): void {
-    sendJson(ex.res, 400, llamaError('model name is missing from the request', 'invalid_request_error').body);
   }
 }

@@ -93,10 +93,10 @@ export function propsBody(o: ResolvedOptions): Record<string, unknown> {
 }
 
 /** Router-mode /props without ?model= (server-models.cpp). */
-export function routerPropsBody(o: ResolvedOptions): Record<string, unknown> {
+export function routerPropsBody(o: ResolvedOptions, maxInstances: number): Record<string, unknown> {
   return {
     role: 'router',
-    max_instances: 4,
+    max_instances: maxInstances,
     models_autoload: true,
     model_alias: 'llama-server',
     model_path: 'none',
@@ -108,7 +108,7 @@ export function routerPropsBody(o: ResolvedOptions): Record<string, unknown> {
   };
 }
 
-function modelMeta(o: ResolvedOptions): Record<string, unknown> {
+export function modelMeta(o: ResolvedOptions): Record<string, unknown> {
   return {
     // The August 2026 build prints vocab_type as a boolean (captured); b9553 and sep2026 as a number.
     vocab_type: o.llamaBuild === 'aug2026' ? true : 2,
@@ -145,20 +145,21 @@ export function modelsBody(o: ResolvedOptions): Record<string, unknown> {
   };
 }
 
-/** Router /v1/models: one entry per model, loaded ones carry the child's meta. */
-export function routerModelsBody(o: ResolvedOptions, models: readonly string[]): Record<string, unknown> {
+/** Router /v1/models: one entry per model with its status; a loaded one carries its child's meta (n_ctx per slot). */
+export function routerModelsBody(o: ResolvedOptions, models: readonly { id: string; status: Record<string, unknown>; context: number | undefined }[]): Record<string, unknown> {
   return {
-    data: models.map((id) => ({
-      id,
+    data: models.map((m) => ({
+      id: m.id,
       aliases: [],
       tags: [],
       object: 'model',
       owned_by: 'llamacpp',
       created: CREATED,
-      status: { value: 'loaded', args: ['llama-server', '--model', `/models/${id}.gguf`] },
+      status: m.status,
       architecture: { input_modalities: o.vision ? ['text', 'image'] : ['text'], output_modalities: ['text'] },
-      need_download: false,
-      meta: modelMeta(o),
+      source: 'models_dir',
+      can_remove: false,
+      ...(m.context !== undefined ? { meta: { ...modelMeta(o), n_ctx: m.context } } : {}),
     })),
     object: 'list',
   };

@@ -22,6 +22,8 @@ export interface LlamaEngine {
   readonly state: SimState;
   readonly pool: SlotPool;
   readonly metrics: LlamaMetrics;
+  /** Per-slot window of this engine (a router's model instance); the server's `context` when absent. */
+  readonly context?: number;
 }
 
 const IMAGE_NOT_SUPPORTED = 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj';
@@ -95,9 +97,10 @@ export async function handleMessages(engine: LlamaEngine, ex: Exchange, body: Js
   ex.rec.slot = assigned.slot.id;
   ex.rec.promptTokens = assigned.promptTokens;
   ex.rec.cachedTokens = assigned.cachedTokens;
-  if (assigned.promptTokens >= state.opts.context) {
+  const nCtx = engine.context ?? state.opts.context;
+  if (assigned.promptTokens >= nCtx) {
     pool.release(assigned.slot);
-    const err = contextExceeded(assigned.promptTokens, state.opts.context);
+    const err = contextExceeded(assigned.promptTokens, nCtx);
     return sendJson(ex.res, err.status, err.body);
   }
   state.enterFlight();
@@ -140,7 +143,7 @@ async function generate(
   a.slot.nDecoded = 1; // the first token is sampled before message_start goes out
   metrics.recordPrompt(evaluated, a.cachedTokens, elapsedSeconds(prefillStart));
 
-  const budget = Math.min(converted.maxTokens < 0 ? Infinity : converted.maxTokens, o.context - a.promptTokens);
+  const budget = Math.min(converted.maxTokens < 0 ? Infinity : converted.maxTokens, (engine.context ?? o.context) - a.promptTokens);
   const plan = planOutput(turn, { budget, stop: converted.stop, thinking: thinkingEnabled(converted.chatTemplateKwargs) });
   a.slot.nRemain = Number.isFinite(budget) ? budget : -1;
   const usage: LlamaUsage = {

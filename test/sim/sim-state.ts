@@ -4,7 +4,7 @@
  * controllers of running generations (so close() can stop them).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LlamaBuild, RecordedRequest, Script, SimFlavor, SimStats, SimulatorOptions } from './types.js';
+import type { LlamaBuild, RecordedRequest, RouterOptions, Script, SimFlavor, SimStats, SimulatorOptions } from './types.js';
 
 export interface ResolvedOptions {
   readonly flavor: SimFlavor;
@@ -27,7 +27,7 @@ export interface ResolvedOptions {
   readonly slotPromptSimilarity: number;
   readonly cacheRam: boolean;
   readonly vision: boolean;
-  readonly routerModels: readonly string[] | undefined;
+  readonly router: RouterOptions | undefined;
   readonly promptTokensDetails: boolean;
   readonly vllmInlineSystem: 'merge' | 'keep';
   readonly vllmToolParser: boolean;
@@ -62,12 +62,17 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
     slotPromptSimilarity: o.slotPromptSimilarity ?? 0.1,
     cacheRam: o.cacheRam ?? true,
     vision: o.vision ?? false,
-    routerModels: o.routerModels,
+    router: o.router ?? (o.routerModels && routerShorthand(o.routerModels, o.context ?? 131072, Math.max(1, o.slots ?? 1))),
     promptTokensDetails: o.promptTokensDetails ?? false,
     vllmInlineSystem: o.vllmInlineSystem ?? 'merge',
     vllmToolParser: o.vllmToolParser ?? true,
     ollamaLoaded: o.ollamaLoaded ?? true,
   };
+}
+
+/** `routerModels`: every model loaded, each with the server's per-slot `context` and `slots`. */
+function routerShorthand(ids: readonly string[], context: number, slots: number): RouterOptions {
+  return { models: ids.map((id) => ({ id, loaded: true })), ctxSize: context * slots, parallel: slots };
 }
 
 /** One incoming request with its body read and its log record created. */

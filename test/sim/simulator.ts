@@ -76,6 +76,10 @@ class SimulatorImpl implements Simulator {
     return this.state.opts.modelId;
   }
 
+  get routerEvents(): Simulator['routerEvents'] {
+    return this.handler instanceof LlamaHandler ? (this.handler.router?.events ?? []) : [];
+  }
+
   get requests(): RecordedRequest[] {
     return this.state.requests;
   }

@@ -123,8 +123,10 @@ export interface SimulatorOptions {
   readonly vision?: boolean;
   /** llama.cpp RAM prompt cache (--cache-ram; default on, 16 saved prompts). */
   readonly cacheRam?: boolean;
-  /** llama.cpp router mode: these model ids are served (all share one simulated engine). */
+  /** llama.cpp router mode, every model loaded from the start with the server's `context`: shorthand for `router`. */
   readonly routerModels?: readonly string[];
+  /** llama.cpp router mode with models loaded on demand (test/sim/llama-router.ts). */
+  readonly router?: RouterOptions;
   /** vLLM --enable-prompt-tokens-details: report cache_read_input_tokens (default false). */
   readonly promptTokensDetails?: boolean;
   /** vLLM handling of role:"system" inside messages (default 'merge' into the leading system). */
@@ -177,10 +179,42 @@ export interface Simulator {
   readonly modelId: string;
   readonly requests: RecordedRequest[];
   readonly stats: SimStats;
+  /** llama.cpp router mode: every load, failed load and eviction so far, in order (empty otherwise). */
+  readonly routerEvents: readonly RouterEvent[];
   setScript(script: Script): void;
   /** Enter the loading phase for `ms` from now (see SimulatorOptions.loadingMs). */
   setLoading(ms: number): void;
   /** down=true: stop listening and drop every connection (a crashed server); false: listen again on the same port. */
   setDown(down: boolean): Promise<void>;
   close(): Promise<void>;
+}
+
+/** One model of a simulated router (a GGUF in --models-dir, or a preset section). */
+export interface RouterModelOptions {
+  readonly id: string;
+  /** This model's --ctx-size (a preset's `c`); the router's when absent. */
+  readonly ctxSize?: number;
+  /** This model's --parallel; the router's when absent (automatic: 4 slots sharing one unified cache). */
+  readonly parallel?: number;
+  /** Loaded when the simulator starts (default false). */
+  readonly loaded?: boolean;
+  /** A damaged file: every load fails (the child exits 1). */
+  readonly broken?: boolean;
+}
+
+export interface RouterEvent {
+  readonly model: string;
+  readonly event: 'loading' | 'loaded' | 'failed' | 'evicted';
+  readonly time: number;
+}
+
+export interface RouterOptions {
+  readonly models: readonly RouterModelOptions[];
+  /** --models-max (default 4; 0 = no limit). */
+  readonly modelsMax?: number;
+  /** How long a load takes (default 0). */
+  readonly loadMs?: number;
+  /** The router's own -c and --parallel, inherited by every model. */
+  readonly ctxSize?: number;
+  readonly parallel?: number;
 }

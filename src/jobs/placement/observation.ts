@@ -43,6 +43,7 @@ export async function observe(config: Config, prober: Prober, inFlight: (endpoin
 export const loadOf = (seen: Observation, view: BoardView) => (endpoint: string): EndpointLoad => ({
   ...view.leasesOn(endpoint),
   ourInFlight: seen.ourInFlight.get(endpoint) ?? 0,
+  modelsHeld: view.modelsHeldOn(endpoint),
 });
 
 /** The slot use and the cross-process queue of each endpoint, as list_models shows them. Pure. */

@@ -9,6 +9,7 @@ import type { JobRecord } from '../record/job-record.js';
 import { runPlacedJob, type PlacedJob, type RunDeps } from '../session/job-run.js';
 import type { LocalJobs, QueuedJob } from './local-jobs.js';
 import type { Placement } from '../placement/placement.js';
+import { awaitRouterModel } from './router-model-load.js';
 import { runningRecord } from './running-record.js';
 import { prepareWorktree, type PreparedWorktree } from '../git/worktree.js';
 
@@ -46,8 +47,14 @@ export function placedJob(q: QueuedJob, placement: Placement, worktree: Prepared
 }
 
 /** Starts a job whose slot lease is already on the board; true once it runs, false when it failed first. */
-export async function launchJob(q: QueuedJob, placement: Placement, deps: LaunchDeps): Promise<boolean> {
+export async function launchJob(q: QueuedJob, placed: Placement, deps: LaunchDeps): Promise<boolean> {
   const id = q.record.id;
+  const placement = await awaitRouterModel(q, placed, deps.run.save);
+  if ('error' in placement) {
+    await deps.settle(q, { status: 'failed', error: placement.error });
+    void deps.pump();
+    return false;
+  }
   let worktree: PreparedWorktree | undefined;
   if (q.settings.isolation === 'worktree') {
     try {

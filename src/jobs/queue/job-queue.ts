@@ -16,8 +16,9 @@ import { resolveModel, type Resolution } from '../../registry/resolve.js';
 import type { JobRecord } from '../record/job-record.js';
 import type { LocalJobs, QueuedJob } from './local-jobs.js';
 import { loadOf, type Observation } from '../placement/observation.js';
-import { place, type Placement } from '../placement/placement.js';
+import { place, routerWait, type Placement, type PlacementInput } from '../placement/placement.js';
 import type { RunRequest } from '../session/run-request.js';
+import { needsRouterLoad } from './router-model-load.js';
 
 /** How often a non-empty queue probes again for free slots when nothing has woken it. */
 export const QUEUE_POLL_MS = 2000;
@@ -67,15 +68,16 @@ interface Pass {
  * Under the board's lock, with every process's leases and FIFOs in `draft`: leases a slot to each job
  * whose turn it is on an endpoint with room, so placements never overbook and never overtake.
  */
-export function placeQueued(draft: BoardDraft, pass: Pass): { placed: [QueuedJob, Placement][]; positions: Map<QueuedJob, number | undefined> } {
+export function placeQueued(draft: BoardDraft, pass: Pass): { placed: [QueuedJob, Placement][]; positions: Map<QueuedJob, number | undefined>; routerWaits: Map<QueuedJob, { reason: string; waited: string }> } {
   const placed: [QueuedJob, Placement][] = [];
+  const routerWaits = new Map<QueuedJob, { reason: string; waited: string }>();
   for (const q of pass.queue) {
     const id = q.record.id;
     if (draft.ticket(id) === undefined) draft.enqueue({ job: id, model: fifoOf(q.request, q.record) }); // the board was lost: queue again
     const resolution = pass.resolved.get(q);
     if (resolution === undefined) continue;
     draft.setCandidates(id, resolution.candidates.map((c) => c.endpoint.name));
-    const placement = place({
+    const input: PlacementInput = {
       candidates: resolution.candidates.filter((c) => draft.aheadOf(id, c.endpoint.name) === undefined),
       loadOf: loadOf(pass.seen, draft),
       warmEndpoint: pass.warmEndpoint(q.settings.cwd),
@@ -83,12 +85,19 @@ export function placeQueued(draft: BoardDraft, pass: Pass): { placed: [QueuedJob
       pinnedBy: q.settings.pinnedBy,
       preferredEndpoint: resolution.preferredEndpoint,
       preferredMissing: resolution.preferredMissing,
-    });
-    if (placement === undefined) continue;
-    draft.lease(id, placement.candidate.endpoint.name);
-    placed.push([q, placement]);
+    };
+    const placement = place(input);
+    if (placement === undefined) {
+      const wait = routerWait(input);
+      if (wait !== undefined) routerWaits.set(q, wait);
+      continue;
+    }
+    draft.lease(id, placement.candidate.endpoint.name, placement.candidate.model.id);
+    // A job that waited for a router says so in its record: what it waited for.
+    const waited = q.routerWaited;
+    placed.push([q, waited !== undefined ? { ...placement, reason: `${placement.reason}; it waited in the queue while ${waited}` } : placement]);
   }
-  return { placed, positions: new Map(pass.queue.map((q) => [q, draft.position(q.record.id)])) };
+  return { placed, positions: new Map(pass.queue.map((q) => [q, draft.position(q.record.id)])), routerWaits };
 }
 
 /** Resolves every queued job now; those whose model is gone past the grace period (or that cannot resolve at all) are settled as failed. */
@@ -146,13 +155,18 @@ export function createJobQueue(deps: QueueDeps): JobQueue {
     const seen = fresh ?? (await deps.observe(await deps.loadConfig()));
     const resolved = await resolveQueued(seen, deps.jobs.queue(), settle);
     const queue = deps.jobs.queue();
-    const { placed, positions } = await deps.board.change((draft) => placeQueued(draft, { seen, queue, resolved, warmEndpoint: (cwd) => warmEndpointByTree.get(cwd) }));
-    await Promise.all(placed.map(([q, placement]) => start(q, placement)));
+    const { placed, positions, routerWaits } = await deps.board.change((draft) => placeQueued(draft, { seen, queue, resolved, warmEndpoint: (cwd) => warmEndpointByTree.get(cwd) }));
+    // A start that waits for a router to load the model goes on by itself: the pass (and run_agent's answer) does not wait for it.
+    for (const [q, placement] of placed) if (needsRouterLoad(placement)) void start(q, placement);
+    await Promise.all(placed.filter(([, placement]) => !needsRouterLoad(placement)).map(([q, placement]) => start(q, placement)));
     // Positions across processes and what each waits for, for job_status.
     for (const q of deps.jobs.queue()) {
       const position = positions.get(q) ?? 0;
-      if (q.record.queue?.position === position) continue;
-      q.record = { ...q.record, queue: { position, waiting_for: waitingFor(q) } };
+      const router = routerWaits.get(q);
+      if (router !== undefined) q.routerWaited = router.waited;
+      const waiting_for = router?.reason ?? waitingFor(q);
+      if (q.record.queue?.position === position && q.record.queue.waiting_for === waiting_for) continue;
+      q.record = { ...q.record, queue: { position, waiting_for } };
       await deps.save(q.record);
     }
   };

@@ -19,6 +19,8 @@ export interface QueuedJob {
   readonly resumeSession: string | undefined;
   /** Last time some live endpoint served the model; the grace period counts from here. */
   lastServedAt: number;
+  /** What a router-mode server made it wait for, told afterwards (its record's endpoint reason says it once it runs). */
+  routerWaited?: string | undefined;
   /** Resolves with the final record, whichever stage the job ended in. */
   readonly done: Promise<JobRecord>;
   readonly finish: (record: JobRecord) => void;
