@@ -32,6 +32,6 @@ export function createMcpServer(app: App, version: string, caller: CallerPlace =
 export async function createModernEndpointFor(app: App, version: string, caller: CallerPlace = {}): Promise<ModernEndpoint> {
   const inner = await connectInner(createMcpServer(app, version, caller), version);
   const jobs = { get: (id: string) => app.jobs.get(id), cancel: (id: string, by: string) => app.jobs.cancel(id, by), resolveJob: (ref: string) => app.resolveJob(ref) };
-  const board = createTaskBoard(inner, jobs, taskIds(await taskKey(app.stateDir)));
+  const board = createTaskBoard(inner, jobs, taskIds(() => taskKey(app.stateDir)));
   return createModernEndpoint(inner, board, { name: 'localagents', version, instructions: SERVER_INSTRUCTIONS });
 }

@@ -101,10 +101,10 @@ export function createTaskBoard(inner: InnerServer, jobs: TaskJobs, ids: TaskIds
       if (typeof job !== 'string') return { answer: job };
       const record = await jobs.get(job);
       follow(job);
-      return { task: { ...taskFields(ids.mint(job, channel), record), status: 'working', statusMessage: `job ${job} ${record.status}` } };
+      return { task: { ...taskFields(await ids.mint(job, channel), record), status: 'working', statusMessage: `job ${job} ${record.status}` } };
     },
     async get(taskId, channel) {
-      const jobId = ids.jobOf(taskId, channel);
+      const jobId = await ids.jobOf(taskId, channel);
       const record = jobId === undefined ? undefined : await jobs.get(jobId).catch(() => undefined);
       if (jobId === undefined || record === undefined) return undefined;
       const fields = taskFields(taskId as string, record);
@@ -120,7 +120,7 @@ export function createTaskBoard(inner: InnerServer, jobs: TaskJobs, ids: TaskIds
       return { ...fields, status: 'completed', statusMessage: `job ${jobId} ${record.status}${record.error ? `: ${record.error}` : ''}${resume}`, result: (answer as { result: unknown }).result };
     },
     async cancel(taskId, channel) {
-      const jobId = ids.jobOf(taskId, channel);
+      const jobId = await ids.jobOf(taskId, channel);
       if (jobId === undefined || (await jobs.get(jobId).catch(() => undefined)) === undefined) return false;
       await jobs.cancel(jobId, CANCELLED_BY);
       return true;
