@@ -24,12 +24,10 @@
  *   `toolResultTexts(req)`: the texts of every tool result it has been given, oldest first.
  * - `rig.jobRecords()`: every job record on file (state dir `rig.dirs.state`).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
 import type { JobRecord } from '../../src/jobs/record/job-record.js';
-import { claudeEnv } from '../e2e/claude-cli.js';
+import { claudeEnv, runClaude } from '../e2e/claude-cli.js';
 import { BIN, makeDirs, type E2EDirs } from '../e2e/harness.js';
 import { startSimulator, type ParsedRequest, type RecordedRequest, type Script, type Simulator, type Turn } from '../sim/index.js';
 
@@ -119,23 +117,6 @@ function findTranscript(configDir: string, session: string | undefined): string 
   return readdirSync(projects).map((p) => join(projects, p, `${session}.jsonl`)).find((f) => existsSync(f));
 }
 
-function spawnClaude(args: string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const claude = bundledClaudePath();
-  if (!claude) throw new Error('the Agent SDK has no bundled claude binary for this platform');
-  return new Promise((resolve) => {
-    const child = spawn(claude, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 export async function startCallerRig(options: CallerRigOptions = {}): Promise<CallerRig> {
   const dirs = makeDirs();
   const jobSim = await startSimulator({ flavor: 'llama.cpp', slots: options.jobSlots ?? 2, script: options.jobScript ?? [{ text: 'done' }] });
@@ -166,13 +147,8 @@ export async function startCallerRig(options: CallerRigOptions = {}): Promise<Ca
         return { usage: CALLER_USAGE, ...turn };
       });
       const args = ['-p', prompt, '--output-format', 'json', '--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', `${PREFIX}*`];
-      const out = await spawnClaude(args, dirs.repo, env, runOptions.timeoutMs ?? 600_000);
-      let parsed: { result?: string; session_id?: string } = {};
-      try {
-        parsed = JSON.parse(out.stdout) as typeof parsed;
-      } catch {
-        // no JSON: the run failed; stderr says why
-      }
+      const out = await runClaude(args, dirs.repo, env, runOptions.timeoutMs ?? 600_000);
+      const parsed = out.result ?? {}; // no JSON: the run failed; stderr says why
       const requests = callerSim.requests.slice(seen).filter((r) => r.path === '/v1/messages' && ourTools(r).length > 0);
       return { code: out.code, stderr: out.stderr, result: parsed.result, requests, transcriptPath: findTranscript(env.CLAUDE_CONFIG_DIR!, parsed.session_id), ...summarise(requests) };
     },

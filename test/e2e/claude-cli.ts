@@ -7,18 +7,19 @@ export interface ClaudeRun {
   readonly stdout: string;
   readonly stderr: string;
   /** The final `result` message of --output-format json, when there is one. */
-  readonly result: { is_error?: boolean; result?: string; num_turns?: number } | undefined;
+  readonly result: { is_error?: boolean; result?: string; num_turns?: number; session_id?: string } | undefined;
 }
 
 export function runClaudeP(prompt: string, cwd: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ClaudeRun> {
+  return runClaude(['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits', '--allowedTools', 'Write,Bash,Read,Edit'], cwd, env, timeoutMs);
+}
+
+/** The bundled binary with any arguments; killed after `timeoutMs`. `result` is stdout read as --output-format json. */
+export function runClaude(args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs: number): Promise<ClaudeRun> {
   const claude = bundledClaudePath();
   if (!claude) throw new Error('the Agent SDK has no bundled claude binary for this platform');
   return new Promise((resolve) => {
-    const child = spawn(claude, ['-p', prompt, '--output-format', 'json', '--permission-mode', 'acceptEdits', '--allowedTools', 'Write,Bash,Read,Edit'], {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(claude, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -38,7 +38,8 @@ export interface LlamaServer {
 
 export const MODEL_ID = 'tiny-qwen';
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

@@ -7,27 +7,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ok } from '../e2e/harness.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
+import { freePort } from './llama-server.js';
 import { startLocalagents, type Localagents } from './mcp.js';
 
 const CTX = 65536;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const get = async (url: string): Promise<{ status: number; json: unknown }> => {
   const res = await fetch(url);
