@@ -10,11 +10,13 @@ import type { Turn } from '../sim/index.js';
 import { callerCalls, la, startCallerRig, toolResultTexts, type CallerRig } from './rig.js';
 
 const STEP_MS = 30_000;
-/** Five Bash turns of 30 s each, then the answer: about 150 s of job. */
-const slowJob = (answer: string): Turn[] => [
-  ...Array.from({ length: 5 }, (_, i): Turn => ({ toolUse: { name: 'Bash', input: { command: `echo step ${i + 1}`, description: `Step ${i + 1}` } }, delayMs: STEP_MS })),
+/** `steps` Bash turns of `stepMs` each, then the answer: five of 30 s make about 150 s of job. */
+const slowJob = (answer: string, steps = 5, stepMs = STEP_MS): Turn[] => [
+  ...Array.from({ length: steps }, (_, i): Turn => ({ toolUse: { name: 'Bash', input: { command: `echo step ${i + 1}`, description: `Step ${i + 1}` } }, delayMs: stepMs })),
   { text: answer },
 ];
+/** The parallel cases need only jobs that are running at once, not long ones: two turns of 3 s. */
+const PARALLEL_STEPS = [2, 3_000] as const;
 
 /** The caller's last answer: every job's result as its tool results said it. */
 function report(texts: readonly string[]): Turn {
@@ -50,7 +52,7 @@ describe('a delegation costs the caller two turns, however long the job runs', {
 
   it('two jobs started in one caller turn run at the same time; one answer brings both, no polling', async () => {
     const before = rig.jobRecords().length;
-    rig.jobSim.setScript(slowJob('This half is done.').slice(-3));
+    rig.jobSim.setScript(slowJob('This half is done.', ...PARALLEL_STEPS));
     const run = await rig.runCaller('Delegate both halves.', (req) =>
       callerCalls(req) === 0
         ? { text: 'Two halves, in parallel.', toolUse: { name: la('run_agent'), input: { task: ['Write the first half.', 'Write the second half.'], isolation: 'worktree' } } }
@@ -67,7 +69,7 @@ describe('a delegation costs the caller two turns, however long the job runs', {
 
   it('the other way, start without waiting then one wait_job for both, also runs them together but costs a third turn', async () => {
     const before = rig.jobRecords().length;
-    rig.jobSim.setScript(slowJob('Done here.').slice(-3));
+    rig.jobSim.setScript(slowJob('Done here.', ...PARALLEL_STEPS));
     const start = (task: string): { name: string; input: Record<string, unknown> } => ({ name: la('run_agent'), input: { task, wait_s: 0, isolation: 'worktree' } });
     const run = await rig.runCaller('Delegate both halves.', (req) => {
       const calls = callerCalls(req);

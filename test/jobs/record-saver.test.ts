@@ -4,7 +4,7 @@ import { newQueuedRecord } from '../../src/jobs/queue/new-job.js';
 import { createRecordSaver, SAVE_RETRY_MS } from '../../src/jobs/record/record-saver.js';
 import { createLogger } from '../../src/log.js';
 
-const settings = { cwd: '/tmp/x', isolation: 'none', permissionMode: 'acceptEdits', maxTurns: undefined, timeoutS: 60, allowedTools: [], disallowedTools: [], settingSources: [] } as unknown as Parameters<typeof newQueuedRecord>[0]['settings'];
+const settings = { cwd: '/tmp/x', isolation: 'none', permissionMode: 'acceptEdits', maxTurns: undefined, timeoutS: 60, allowedTools: [], disallowedTools: [], settingSources: [], agentWarnings: [] } as unknown as Parameters<typeof newQueuedRecord>[0]['settings'];
 const record = (id: string, status: JobRecord['status'] = 'running'): JobRecord => ({
   ...newQueuedRecord({ id, task: 't', requestedModel: 'm', menuEntry: undefined, logDir: '/tmp/x', settings, resumedFrom: undefined, sessionId: undefined }),
   status,
