@@ -8,12 +8,12 @@ import { ok, readRecord, textOf, until } from '../reliability/in-process.js';
 import { downUnderRequests, jobsMidWay, outageLasted, waitAll } from '../reliability/outage-bench.js';
 
 describe.concurrent('the model server is gone for minutes under running jobs', () => {
-  it("gone for 90 s under 4 running jobs: all succeed (past Claude Code's own retries), job_status says what it waits for", async () => {
+  it("gone for 90 s under 4 running jobs: all succeed (past Claude Code's own retries), jobs(job_id) says what it waits for", async () => {
     const b = await jobsMidWay(4);
     try {
       await downUnderRequests(b, 4);
       await outageLasted(b, b.ids[0]!, 70_000);
-      const text = textOf(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(text).toMatch(/waiting for the model server: gpu is down \(host is up, nothing listens on 127\.0\.0\.1:\d+ \(nothing started, or wrong port\)\), 1 min( [0-9]+ s)? so far; waiting up to 10 min/);
       await outageLasted(b, b.ids[0]!, 90_000);
       await b.sim.setDown(false);
@@ -33,7 +33,7 @@ describe.concurrent('the model server is gone for minutes under running jobs', (
       b.sim.setLoading(120_000);
       await b.sim.setDown(false);
       expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait !== undefined, 30_000, 200)).toBe(true);
-      const text = textOf(await b.h.call('job_status', { job_id: b.ids[0]! }));
+      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
       expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+(\.[0-9])? s so far; waiting up to 10 min/);
       const [record] = await waitAll(b, b.ids);
       expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });
@@ -44,7 +44,7 @@ describe.concurrent('the model server is gone for minutes under running jobs', (
       expect(Date.parse(outage!.ended_at)).toBeGreaterThanOrEqual(loadedAt - 1000);
       const refused = b.sim.requests.filter((r) => r.path === '/v1/messages' && r.status === 503).length;
       expect(refused).toBeLessThanOrEqual(1);
-      expect(ok(await b.h.call('job_status', { job_id: b.ids[0]! }))).toMatchObject({ status: 'succeeded' });
+      expect(ok(await b.h.call('jobs', { job_id: b.ids[0]! }))).toMatchObject({ status: 'succeeded' });
     } finally {
       await b.close();
     }
