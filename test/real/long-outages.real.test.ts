@@ -4,8 +4,8 @@
  * `npm test`, which has the same cases at seconds (test/reliability/server-outage.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { ok, readRecord, textOf, until } from '../reliability/in-process.js';
-import { downUnderRequests, jobsMidWay, outageLasted, waitAll } from '../reliability/outage-bench.js';
+import { readRecord, textOf } from '../reliability/in-process.js';
+import { downUnderRequests, jobsMidWay, loadUnderJob, outageLasted, waitAll } from '../reliability/outage-bench.js';
 
 describe.concurrent('the model server is gone for minutes under running jobs', () => {
   it("gone for 90 s under 4 running jobs: all succeed (past Claude Code's own retries), jobs(job_id) says what it waits for", async () => {
@@ -26,27 +26,6 @@ describe.concurrent('the model server is gone for minutes under running jobs', (
   }, 300_000);
 
   it('"Loading model" (503) for 2 minutes mid-job: the job waits and succeeds, and says the server is loading', async () => {
-    const b = await jobsMidWay(1);
-    try {
-      await downUnderRequests(b, 1);
-      const loadedAt = Date.now() + 120_000;
-      b.sim.setLoading(120_000);
-      await b.sim.setDown(false);
-      expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait !== undefined, 30_000, 200)).toBe(true);
-      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
-      expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+(\.[0-9])? s so far; waiting up to 10 min/);
-      const [record] = await waitAll(b, b.ids);
-      expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });
-      const outage = readRecord(b.h.dirs, b.ids[0]!).outages?.[0];
-      expect(outage).toMatchObject({ outcome: 'served again' });
-      expect(outage!.saw).toContain('is loading its model');
-      // It ended when the load did, not before: the job was held through the whole two minutes.
-      expect(Date.parse(outage!.ended_at)).toBeGreaterThanOrEqual(loadedAt - 1000);
-      const refused = b.sim.requests.filter((r) => r.path === '/v1/messages' && r.status === 503).length;
-      expect(refused).toBeLessThanOrEqual(1);
-      expect(ok(await b.h.call('jobs', { job_id: b.ids[0]! }))).toMatchObject({ status: 'succeeded' });
-    } finally {
-      await b.close();
-    }
+    await loadUnderJob(120_000);
   }, 300_000);
 });

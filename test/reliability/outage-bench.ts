@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
-import { endpointYaml, ok, readRecord, startInProcess, until, type InProcess } from './in-process.js';
+import { endpointYaml, ok, readRecord, startInProcess, textOf, until, type InProcess } from './in-process.js';
 
 const toolTurn: Turn = { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } };
 export const transcriptOf = (h: InProcess, id: string): string => readFileSync(join(h.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
@@ -80,4 +80,34 @@ export async function outageLasted(b: Bench, id: string, ms: number): Promise<vo
     return since !== undefined && Date.now() - Date.parse(since) >= ms;
   };
   expect(await until(lasted, ms + 60_000, 100)).toBe(true);
+}
+
+/**
+ * The server restarts into a model load of `loadMs` under one running job's request: the job waits it out, says the
+ * server is loading while it does, and succeeds once the load ends; the loading server saw at most one of its
+ * requests (then only probes), not Claude Code's retry storm. npm test runs it at seconds, test/real at minutes.
+ */
+export async function loadUnderJob(loadMs: number): Promise<void> {
+  const b = await jobsMidWay(1);
+  try {
+    await downUnderRequests(b, 1);
+    const loadedAt = Date.now() + loadMs;
+    b.sim.setLoading(loadMs);
+    await b.sim.setDown(false);
+    expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait?.saw === 'is loading its model', 30_000, 200)).toBe(true);
+    const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
+    expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+(\.[0-9])? s so far; waiting up to 10 min/);
+    const [record] = await waitAll(b, b.ids);
+    expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });
+    const outage = readRecord(b.h.dirs, b.ids[0]!).outages?.[0];
+    expect(outage).toMatchObject({ outcome: 'served again' });
+    expect(outage!.saw).toContain('is loading its model');
+    // It ended when the load did, not before: the job was held through the whole load.
+    expect(Date.parse(outage!.ended_at)).toBeGreaterThanOrEqual(loadedAt - 1000);
+    const refused = b.sim.requests.filter((r) => r.path === '/v1/messages' && r.status === 503).length;
+    expect(refused).toBeLessThanOrEqual(1);
+    expect(ok(await b.h.call('jobs', { job_id: b.ids[0]! }))).toMatchObject({ status: 'succeeded' });
+  } finally {
+    await b.close();
+  }
 }

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
-import { ok, readRecord, textOf, until } from './in-process.js';
-import { downUnderRequests, jobsMidWay, outageLasted, transcriptOf, waitAll } from './outage-bench.js';
+import { ok, readRecord, until } from './in-process.js';
+import { downUnderRequests, jobsMidWay, loadUnderJob, outageLasted, transcriptOf, waitAll } from './outage-bench.js';
 
 describe.concurrent('the model server changes under running jobs', () => {
   it('gone for 5 s under 4 running jobs: all succeed, each record keeps the outage, and the queued fifth job keeps its place (past queue_grace_s)', async () => {
@@ -75,26 +75,7 @@ describe.concurrent('the model server changes under running jobs', () => {
   }, 120_000);
 
   it('"Loading model" (503) mid-job: the job waits and succeeds, and says the server is loading (two minutes of it: test/real)', async () => {
-    const b = await jobsMidWay(1);
-    try {
-      // The server restarts into a load under the job's request; it ends when the simulator's load does.
-      await downUnderRequests(b, 1);
-      b.sim.setLoading(15_000);
-      await b.sim.setDown(false);
-      expect(await until(() => readRecord(b.h.dirs, b.ids[0]!).outage_wait?.saw === 'is loading its model', 30_000, 200)).toBe(true);
-      const text = textOf(await b.h.call('jobs', { job_id: b.ids[0]! }));
-      expect(text).toMatch(/waiting for the model server: gpu is loading its model, [0-9]+(\.[0-9])? s so far; waiting up to 10 min/);
-      const [record] = await waitAll(b, b.ids);
-      expect(record).toMatchObject({ status: 'succeeded', result: 'Done after the outage.' });
-      const outage = readRecord(b.h.dirs, b.ids[0]!).outages?.[0];
-      expect(outage).toMatchObject({ outcome: 'served again' });
-      expect(outage!.saw).toContain('is loading its model');
-      // Held, not answered: the loading server saw at most one request of the job's (then only probes), not Claude Code's retry storm.
-      const refused = b.sim.requests.filter((r) => r.path === '/v1/messages' && r.status === 503).length;
-      expect(refused).toBeLessThanOrEqual(1);
-    } finally {
-      await b.close();
-    }
+    await loadUnderJob(15_000);
   }, 120_000);
 
   const JOB_MODEL = 'unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL';
