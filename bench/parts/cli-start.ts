@@ -8,7 +8,9 @@
  * The CPU time is the child's own (user + system, µs, process.cpuUsage() as it
  * exits), told by a one-line --require file every variant gets, bare node too:
  * the kernel's count of a waited-for child comes in 10 ms ticks, more than half
- * of a bare node start.
+ * of a bare node start. BENCH_OLD_BIN=<an older build's dist/main.cjs> adds its
+ * `usage` and `statusline` as OLD rows in the same rounds, for a side-by-side
+ * comparison on a machine too loaded for figures taken apart.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -77,6 +79,11 @@ export async function measureCliStart(scale: number): Promise<{ tables: Table[];
       // As Claude Code's statusLine setting runs it (README): no other argument.
       { name: 'statusline', args: [BIN, 'statusline'], input: status, target: 2 },
     ];
+    const old = process.env.BENCH_OLD_BIN;
+    if (old !== undefined && old !== '') {
+      // The old build keeps its own store files beside the new one's (other names), each reading only its own.
+      variants.push({ name: 'OLD usage', args: [old, '--config', join(root, 'models.yaml'), 'usage'] }, { name: 'OLD statusline', args: [old, 'statusline'], input: status });
+    }
     const rounds = Math.max(3, Math.round(20 * scale));
     const wall = new Map<string, number[]>(variants.map((v) => [v.name, []]));
     const cpu = new Map<string, number[]>(variants.map((v) => [v.name, []]));

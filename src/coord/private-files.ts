@@ -5,8 +5,8 @@
  * only applies to what they create, so each helper here also sets it on what
  * already exists.
  */
-import { createWriteStream, fchmodSync, type WriteStream } from 'node:fs';
-import { chmod, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { constants, createWriteStream, fchmodSync, type WriteStream } from 'node:fs';
+import { chmod, mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ownedFileName } from './owned-files.js';
 
@@ -63,4 +63,44 @@ export async function looseMode(path: string): Promise<number | undefined> {
   if (info === undefined) return undefined;
   const mode = info.mode & 0o777;
   return (mode & 0o077) === 0 ? undefined : mode;
+}
+
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** An append handle on `path` if it is (or is created as) a regular file; undefined when something else is there. */
+async function openForAppend(path: string): Promise<FileHandle | undefined> {
+  let handle;
+  try {
+    handle = await open(path, APPEND_FLAGS, PRIVATE_FILE_MODE);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A link (ELOOP), a FIFO without a reader (ENXIO), a folder.
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR') return undefined;
+    if (code !== 'ENOENT') throw err;
+    await privateDir(dirname(path));
+    handle = await open(path, APPEND_FLAGS, PRIVATE_FILE_MODE);
+  }
+  if ((await handle.stat()).isFile()) return handle;
+  await handle.close();
+  return undefined;
+}
+
+/**
+ * Appends `line` (its newline included) to the 0600 file at `path` in one write, so the lines of several
+ * processes never interleave. Never through a link, never blocking on a FIFO: what stands there instead of a
+ * regular file is replaced by an empty one (for files that are ours to rebuild).
+ */
+export async function appendPrivateLine(path: string, line: string): Promise<void> {
+  let handle = await openForAppend(path);
+  if (handle === undefined) {
+    await writePrivateFile(path, '');
+    handle = await openForAppend(path);
+    if (handle === undefined) throw Object.assign(new Error(`${path} is not a regular file`), { code: 'EFTYPE' });
+  }
+  try {
+    await handle.chmod(PRIVATE_FILE_MODE);
+    await handle.write(line);
+  } finally {
+    await handle.close();
+  }
 }

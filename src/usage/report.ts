@@ -1,8 +1,9 @@
 /**
  * The usage report over every job in the state directory, whichever process ran
- * it: read a month of ids at a time, settled jobs from the usage index and the
- * others a few files at a time, each job's facts added to the tally and dropped.
- * Damaged records and unreadable log lines are named in the report, never fatal.
+ * it: a month of ids at a time, settled jobs from their summaries in the usage
+ * store (summary-store.ts) and the others from their files, a few at a time, each
+ * job's facts added to the tally and dropped. Damaged records and unreadable log
+ * lines are named in the report, never fatal.
  */
 import { dirname } from 'node:path';
 import type { PriceSettings } from '../config/price-settings.js';
@@ -12,14 +13,11 @@ import { isLocalAgentsError } from '../errors.js';
 import { jobIdStamp } from '../jobs/record/job-id.js';
 import { FINISHED } from '../jobs/record/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/record/job-store.js';
-import type { SortedJobIds } from '../jobs/record/sorted-job-ids.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
-import type { DayCell } from './day-cells.js';
-import type { IndexedMonth } from './indexed-month.js';
-import { createUsageTally, localDay, type CellBatch, type Grouping, type SpeedLists, type UsageRow } from './tally.js';
+import { appendSummary, readStoredMonth } from './summary-store.js';
+import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
 import type { TranscriptReader } from './transcripts/caller-cost.js';
 import { withCallerCost } from './transcripts/settle-cost.js';
-import { monthOf, openUsageIndex } from './usage-index.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
 const READ_CONCURRENCY = 16;
@@ -47,10 +45,10 @@ export interface UsageReport {
  * Ids sort by their UTC creation time: those a day or more outside the window are skipped unread,
  * by comparing strings (the status line runs this over a year of ids every refresh).
  */
-function idsMaybeIn(ids: SortedJobIds, window: UsageWindow): SortedJobIds {
+function idBounds(window: UsageWindow): { from: string | undefined; to: string | undefined } {
   const from = window.since === undefined ? undefined : jobIdStamp(new Date(window.since.getTime() - DAY_MS));
   const to = window.until === undefined ? undefined : jobIdStamp(new Date(window.until.getTime() + DAY_MS + 1000));
-  return ids.between(from, to);
+  return { from, to };
 }
 
 function inWindow(createdAt: string, window: UsageWindow): boolean {
@@ -58,52 +56,15 @@ function inWindow(createdAt: string, window: UsageWindow): boolean {
   return (window.since === undefined || at >= window.since.getTime()) && (window.until === undefined || at < window.until.getTime());
 }
 
-/** The month file of each run of sorted ids, in order: `2026-12` and the ids that start `202612`. */
-function byMonth(ids: SortedJobIds): Map<string, SortedJobIds> {
-  const months = new Map<string, SortedJobIds>();
-  for (let i = 0; i < ids.length; ) {
-    const yyyymm = (ids.at(i) as string).slice(0, 6);
-    const of = ids.between(yyyymm, `${yyyymm}~`);
-    months.set(monthOf(yyyymm), of);
-    i += of.length;
+/** The ids of each UTC month (their first six digits), in order. */
+function byMonth(ids: readonly string[]): string[][] {
+  const months: string[][] = [];
+  for (const id of ids) {
+    const last = months.at(-1);
+    if (last !== undefined && (last[0] as string).startsWith(id.slice(0, 6))) last.push(id);
+    else months.push([id]);
   }
   return months;
-}
-
-/** Where the jobs of a report go: each job, or (without a `job` grouping) cells of settled jobs summed at once. */
-export interface UsageSink {
-  add(job: JobUsage): void;
-  readonly addCells?: ((batch: CellBatch) => void) | undefined;
-}
-
-/** A month read from its cells: those of days wholly in the window, and what must be read job by job. */
-interface MonthPlan {
-  readonly whole: readonly DayCell[];
-  /** All the month's speeds, when the report takes every one of its cells whole. */
-  readonly merged: SpeedLists | undefined;
-  /** Days the window starts or ends inside: their jobs are counted one by one. */
-  readonly cutDays: ReadonlySet<string>;
-  /** Jobs on file the cells do not hold. */
-  readonly uncovered: ReadonlySet<string>;
-  /** Jobs the cells hold that may be of a cut day (by their ids' time). */
-  readonly nearCut: ReadonlySet<string>;
-}
-
-function planMonth(month: IndexedMonth, onFile: SortedJobIds, live: ReadonlySet<string>, window: UsageWindow): MonthPlan | undefined {
-  const found = month.cells(onFile, live);
-  if (found === undefined) return undefined;
-  const [since, until] = [window.since?.getTime() ?? -Infinity, window.until?.getTime() ?? Infinity];
-  const whole: DayCell[] = [];
-  const cut = new Map<string, string[]>();
-  for (const cell of found.cells) {
-    const { from, to } = cell;
-    if (to <= since || from >= until) continue;
-    if (since <= from && to <= until) whole.push(cell);
-    else if (!cut.has(cell.cell.day)) cut.set(cell.cell.day, idsMaybeIn(onFile, { since: new Date(from), until: new Date(to) }).toArray());
-  }
-  const nearCut = new Set([...cut.values()].flat().filter((id) => !found.uncovered.has(id)));
-  const merged = whole.length === found.cells.length ? found.month : undefined;
-  return { whole, merged, cutDays: new Set(cut.keys()), uncovered: found.uncovered, nearCut };
 }
 
 /** Looking up callers' costs in their transcripts (a report does; the status line, which only reads, does not). */
@@ -113,44 +74,44 @@ export interface CallerLookup {
 }
 
 /**
- * Calls `sink` for every job in the window, a month at a time; returns what could not be read. A settled job
- * (finished, off the slot board, its caller cost on file) comes from the usage index when it is there, and goes
- * into it otherwise.
+ * Calls `add` for every job in the window, a month at a time; returns what could not be read. A settled job
+ * (finished, off the slot board) comes from its summary when the store has a usable one, and gets one otherwise.
  */
-export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink: UsageSink, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
-  // In this order: the index (the ledger's size), the board, then the jobs' own files (src/usage/usage-index.ts).
-  const index = await openUsageIndex(store.root);
-  const live = new Set((await createSlotBoard(dirname(store.root)).read()).tickets.map((t) => t.job));
-  const all = await store.ids();
+export async function forEachJobUsage(store: JobStore, window: UsageWindow, add: (job: JobUsage) => void, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
+  const stateDir = dirname(store.root);
+  const live = new Set((await createSlotBoard(stateDir).read()).tickets.map((t) => t.job));
+  const { from, to } = idBounds(window);
+  const ids = (await store.ids()).filter((id) => (from === undefined || id >= from) && (to === undefined || id < to));
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
-  for (const [key, ids] of byMonth(idsMaybeIn(all, window))) {
-    const month = index.month(key);
-    // The ids on file of this month (they start with its yyyymm): a month's jobs that are gone drop out of its file.
-    const onFile = all.between(key.replace('-', ''), `${key.replace('-', '')}~`);
-    const plan = sink.addCells === undefined ? undefined : planMonth(month, onFile, live, window);
-    /** In the window, and not already in a cell the report takes whole. */
-    const counted = (job: JobUsage): boolean =>
-      inWindow(job.createdAt, window) && (plan === undefined || plan.uncovered.has(job.id) || plan.cutDays.has(localDay(new Date(job.createdAt))));
-    const deliver = (job: JobUsage): void => {
-      if (!counted(job)) return;
-      if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
-      sink.add(job);
-    };
-    // With cells, only the jobs they lack and those of cut days (two sets apart): small, the month's ids are not.
-    const toRead = plan === undefined ? ids.toArray() : [...plan.uncovered, ...plan.nearCut].filter((id) => ids.has(id)).sort();
-    await forEachLimited(toRead, READ_CONCURRENCY, async (id) => {
-      const indexed = live.has(id) || plan?.uncovered.has(id) === true ? undefined : month.cached(id);
-      if (indexed !== undefined) return deliver(indexed);
+  const deliver = (job: JobUsage): void => {
+    if (!inWindow(job.createdAt, window)) return;
+    if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
+    add(job);
+  };
+  for (const month of byMonth(ids)) {
+    // Read before any job file of the month: a summary made from those files is true as of this size.
+    const stored = readStoredMonth(stateDir, month[0] as string, from, to);
+    const toRead: { id: string; before: JobUsage | undefined }[] = [];
+    for (const id of month) {
+      const job = live.has(id) ? undefined : stored.summaries.get(id);
+      // A summary whose caller cost may still be measured is read again by a report that looks costs up.
+      if (job === undefined || (lookup !== undefined && !job.caller.settled)) toRead.push({ id, before: job });
+      else deliver(job);
+    }
+    await forEachLimited(toRead, READ_CONCURRENCY, async ({ id, before }) => {
       let job: JobUsage;
       try {
         const record = await store.read(id);
         if (!inWindow(record.created_at, window)) return;
         job = await readJobUsage(record, store.paths(id));
         if (lookup !== undefined) job = await withCallerCost(job, record, store, lookup.reader, lookup.now);
-        if (FINISHED.has(record.status) && !live.has(id) && job.caller.settled) month.remember(job);
+        // Kept once settled; a kept one again only once its caller cost has settled too.
+        if (FINISHED.has(record.status) && !live.has(id) && (before === undefined || (job.caller.settled && !before.caller.settled))) {
+          // A read-only or full state directory: the report is right without the store, only slower.
+          await appendSummary(stateDir, job, stored.size).catch(() => undefined);
+        }
       } catch (err) {
-        month.forget(id);
         // A folder without job.json is a job being created (or removed) right now: nothing to count yet.
         if (isLocalAgentsError(err) && err.code === 'unknown_job') return;
         damaged.push(damagedRecord(id, store.paths(id).record, err));
@@ -158,11 +119,6 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       }
       deliver(job);
     });
-    if (plan !== undefined) {
-      sink.addCells?.({ cells: plan.whole, merged: plan.merged });
-      for (const cell of plan.whole) unreadable.push(...cell.unreadable);
-    }
-    await month.save(onFile);
   }
   damaged.sort((a, b) => a.id.localeCompare(b.id));
   unreadable.sort((a, b) => a.id.localeCompare(b.id));
@@ -171,7 +127,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
 
 export async function buildUsageReport(store: JobStore, settings: PriceSettings, by: Grouping, window: UsageWindow, lookup: CallerLookup): Promise<UsageReport> {
   const tally = createUsageTally(by, settings.prices);
-  const { damaged, unreadable } = await forEachJobUsage(store, window, tally, lookup);
+  const { damaged, unreadable } = await forEachJobUsage(store, window, (job) => tally.add(job), lookup);
   return {
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },

@@ -6,7 +6,6 @@
 import { pricesOf, type ModelPrices } from '../config/prices.js';
 import { callerCostUsd, localCostUsd } from './estimate.js';
 import type { JobUsage } from './job-usage.js';
-import { medianOfSorted, type SortedSpeeds } from './sorted-median.js';
 import type { CallerTokens } from './transcripts/transcript-turns.js';
 import { addJobToSums, callerTokensOf, emptySums, mergeSums, SUM, type UsageSums } from './usage-sums.js';
 
@@ -76,73 +75,46 @@ export function localDay(at: Date): string {
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
 }
 
-/** The local midnight that starts a calendar day (`2026-12-02`), and the one after it: the day as an interval. */
-export function dayBounds(day: string): { from: number; to: number } {
-  const y = Number(day.slice(0, 4));
-  const m = Number(day.slice(5, 7)) - 1;
-  const d = Number(day.slice(8, 10));
-  return { from: new Date(y, m, d).getTime(), to: new Date(y, m, d + 1).getTime() };
-}
-
-/** What every grouping but `job` goes by: the local day a job was created on, and where it ran. */
-export interface UsageCell {
-  readonly day: string;
-  readonly model: string;
-  readonly endpoint: string;
-  readonly repo: string;
-  /** Not a grouping: a cell's jobs share a caller model, so its sums are priced at one. */
-  readonly callerModel: string;
-}
-
-export const cellOf = (job: JobUsage): UsageCell => ({ day: localDay(new Date(job.createdAt)), model: job.model, endpoint: job.endpoint, repo: job.repo, callerModel: callerModelOf(job) });
-
-/** The row a cell's jobs belong to. */
-export function cellKey(cell: UsageCell, by: Exclude<Grouping, 'job'>): string {
+/** The row a job belongs to: the local day, ISO week or month it was created in, where it ran, or itself. */
+export function groupKey(job: JobUsage, by: Grouping): string {
   switch (by) {
+    case 'job':
+      return job.id;
     case 'day':
-      return cell.day;
+      return localDay(new Date(job.createdAt));
     case 'week':
-      return isoWeek(new Date(dayBounds(cell.day).from));
+      return isoWeek(new Date(job.createdAt));
     case 'month':
-      return cell.day.slice(0, 7);
+      return localDay(new Date(job.createdAt)).slice(0, 7);
     case 'model':
-      return cell.model;
+      return job.model;
     case 'endpoint':
-      return cell.endpoint;
+      return job.endpoint;
     case 'repo':
-      return cell.repo;
+      return job.repo;
   }
 }
 
-/** The row a job belongs to; time groupings go by when the job was created, in local time. */
-export const groupKey = (job: JobUsage, by: Grouping): string => (by === 'job' ? job.id : cellKey(cellOf(job), by));
-
-/** A cell's jobs summed: what the usage index keeps of a day, and what a row merges. */
-export interface CellSum {
-  readonly cell: UsageCell;
-  readonly sums: UsageSums;
-  /** The jobs' per-request speeds, sorted ascending. */
-  readonly promptSpeeds: SortedSpeeds;
-  readonly generationSpeeds: SortedSpeeds;
-}
-
-/** A set of jobs' speeds, each kind in one sorted list. */
-export type SpeedLists = Pick<CellSum, 'promptSpeeds' | 'generationSpeeds'>;
-
-/** Cells a report takes whole (from one month file), with all their speeds merged when it holds the month's every cell. */
-export interface CellBatch {
-  readonly cells: readonly CellSum[];
-  readonly merged: SpeedLists | undefined;
+/** The median of the lists' values together (an even count: the mean of the middle two): one native sort, ~2 ms for a year's 30,000. */
+export function median(lists: readonly (readonly number[])[]): number | undefined {
+  const sorted = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
+  if (sorted.length === 0) return undefined;
+  let at = 0;
+  for (const list of lists) {
+    sorted.set(list, at);
+    at += list.length;
+  }
+  sorted.sort();
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 class RowSum {
   /** By the caller's model ('' for jobs without a measured caller cost). */
   readonly sums = new Map<string, UsageSums>();
-  /** Sorted lists (one per cell, or per month of cells), and the speeds of jobs added one by one. */
-  readonly promptLists: SortedSpeeds[] = [];
-  readonly generationLists: SortedSpeeds[] = [];
-  readonly promptLoose: number[] = [];
-  readonly generationLoose: number[] = [];
+  /** Per-request speeds: the row's own jobs' in the first list, those of rows merged into it after. */
+  readonly promptSpeeds: number[][] = [[]];
+  readonly generationSpeeds: number[][] = [[]];
 
   private sumsOf(callerModel: string): UsageSums {
     let sums = this.sums.get(callerModel);
@@ -152,19 +124,15 @@ class RowSum {
 
   add(job: JobUsage): void {
     addJobToSums(this.sumsOf(callerModelOf(job)), job);
-    for (const s of job.promptTokensPerS) this.promptLoose.push(s);
-    for (const s of job.generationTokensPerS) this.generationLoose.push(s);
+    (this.promptSpeeds[0] as number[]).push(...job.promptTokensPerS);
+    (this.generationSpeeds[0] as number[]).push(...job.generationTokensPerS);
   }
 
-  /** Cells' sums, and their speeds: `merged` (all of theirs in one list each) when given, else each cell's own. */
-  take(cells: readonly CellSum[], merged: CellBatch['merged']): void {
-    const lists: readonly SpeedLists[] = merged === undefined ? cells : [merged];
-    // By index: a report takes ~400 cells a few times each, mostly before the code is optimised (for-of allocates).
-    for (let i = 0; i < cells.length; i++) mergeSums(this.sumsOf((cells[i] as CellSum).cell.callerModel), (cells[i] as CellSum).sums);
-    for (let i = 0; i < lists.length; i++) {
-      this.promptLists.push((lists[i] as SpeedLists).promptSpeeds);
-      this.generationLists.push((lists[i] as SpeedLists).generationSpeeds);
-    }
+  /** Another row's jobs added: the total is its rows merged, so each job is added once. */
+  merge(other: RowSum): void {
+    other.sums.forEach((s, model) => mergeSums(this.sumsOf(model), s));
+    this.promptSpeeds.push(...other.promptSpeeds);
+    this.generationSpeeds.push(...other.generationSpeeds);
   }
 
   /** Each caller model's sums priced at its prices; models without prices are named, not priced. */
@@ -193,7 +161,6 @@ class RowSum {
     const sum = (at: number): number => all[at] as number;
     const prompt = sum(SUM.evaluated) + sum(SUM.cacheWritten) + sum(SUM.cached);
     const { priced, unpriced } = this.priced(own);
-    const withLoose = (lists: SortedSpeeds[], loose: number[]): SortedSpeeds[] => (loose.length === 0 ? lists : [...lists, [...loose].sort((a, b) => a - b)]);
     return {
       key,
       jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
@@ -206,8 +173,8 @@ class RowSum {
       cacheReuse: prompt > 0 ? sum(SUM.cached) / prompt : undefined,
       gpuMs: Math.round(sum(SUM.gpuMs)),
       verify: { jobs: sum(SUM.verifyJobs), passed: sum(SUM.verifyPassed), fixTurns: sum(SUM.fixTurns), fixTokens: sum(SUM.fixTokens) },
-      medianPromptTokensPerS: medianOfSorted(withLoose(this.promptLists, this.promptLoose)),
-      medianGenerationTokensPerS: medianOfSorted(withLoose(this.generationLists, this.generationLoose)),
+      medianPromptTokensPerS: median(this.promptSpeeds),
+      medianGenerationTokensPerS: median(this.generationSpeeds),
       caller: {
         measured: sum(SUM.callerMeasured),
         unknown: sum(SUM.callerUnknown),
@@ -224,8 +191,6 @@ class RowSum {
 
 export interface UsageTally {
   add(job: JobUsage): void;
-  /** Cells' jobs at once; absent for the `job` grouping, which needs each job. */
-  readonly addCells: ((batch: CellBatch) => void) | undefined;
   /** In key order (time groupings oldest first). */
   rows(): UsageRow[];
   total(): UsageRow;
@@ -235,33 +200,18 @@ export function createUsageTally(by: Grouping, prices: OwnPrices): UsageTally {
   // Time keys are fixed-width digits, where code-unit order is the locale's; it spares loading ICU's collator (~5 ms).
   const keyOrder = by === 'day' || by === 'week' || by === 'month' ? (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) : (a: string, b: string) => a.localeCompare(b);
   const groups = new Map<string, RowSum>();
-  const all = new RowSum();
-  const sumOf = (key: string): RowSum => {
-    let sum = groups.get(key);
-    if (sum === undefined) groups.set(key, (sum = new RowSum()));
-    return sum;
-  };
   return {
     add(job) {
-      sumOf(groupKey(job, by)).add(job);
-      all.add(job);
+      const key = groupKey(job, by);
+      let sum = groups.get(key);
+      if (sum === undefined) groups.set(key, (sum = new RowSum()));
+      sum.add(job);
     },
-    addCells:
-      by === 'job'
-        ? undefined
-        : (batch) => {
-            const rows = new Map<RowSum, CellSum[]>();
-            for (let i = 0; i < batch.cells.length; i++) {
-              const cell = batch.cells[i] as CellSum;
-              const row = sumOf(cellKey(cell.cell, by));
-              let cells = rows.get(row);
-              if (cells === undefined) rows.set(row, (cells = []));
-              cells.push(cell);
-            }
-            rows.forEach((cells, row) => row.take(cells, cells.length === batch.cells.length ? batch.merged : undefined));
-            all.take(batch.cells, batch.merged);
-          },
     rows: () => [...groups.keys()].sort(keyOrder).map((key) => (groups.get(key) as RowSum).row(key, prices)),
-    total: () => all.row('total', prices),
+    total: () => {
+      const all = new RowSum();
+      groups.forEach((sum) => all.merge(sum));
+      return all.row('total', prices);
+    },
   };
 }
