@@ -70,8 +70,10 @@ export function readStoredMonth(stateDir: string, monthId: string, from?: string
     }
     const line = bytes.toString('utf8', at, nl);
     const read = decodeLine(line);
-    if (read !== undefined && 'job' in read) latest.set(read.job.id, { job: read.job, asOf: read.asOf });
-    else for (const id of read?.changed ?? line.match(ANY_ID) ?? []) changedAt.set(id, start + at);
+    if (read === undefined || 'changed' in read) for (const id of read?.changed ?? line.match(ANY_ID) ?? []) changedAt.set(id, start + at);
+    // A summary true as of a size past its own place is not one we wrote there (the file was replaced or edited).
+    else if (read.asOf > start + at) changedAt.set(read.job.id, start + at);
+    else latest.set(read.job.id, { job: read.job, asOf: read.asOf });
   }
   const summaries = new Map<string, JobUsage>();
   for (const [id, { job, asOf }] of latest) {

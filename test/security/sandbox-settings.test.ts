@@ -66,7 +66,7 @@ describe('the state directory in the sandbox settings', () => {
     const deny = permissions?.deny ?? [];
     for (const open of [tree, join(tree, 'src', 'a.ts'), join(tree, '.git'), join(state, 'worktrees')]) expect(refused(deny, open), open).toBe(false);
     const others = [
-      'jobs/other/job.json', 'mcp-http-7777.token', 'mcp-http-8888.token', 'usage-index/caller-ledger.log', 'prices.json', '.hidden', 'WORKTREE', 'work',
+      'jobs/other/job.json', 'mcp-http-7777.token', 'mcp-http-8888.token', 'usage-index/2026-12.jsonl', 'prices.json', '.hidden', 'WORKTREE', 'work',
       'worktrees-old/x', 'worktrees/la-repo-x1-4/secret.txt', 'worktrees/la-repo-x1-30/a', 'worktrees/la-repo-x1-/a', 'worktrees/la-repo', 'worktrees/other-1/a', 'worktrees/ünï/a',
     ];
     for (const rel of others) expect(refused(deny, join(state, rel)), rel).toBe(true);

@@ -14,7 +14,7 @@ import { appendFileSync, cpSync, existsSync, readdirSync, readFileSync, rmSync, 
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { monthFileName, monthOf } from '../../src/usage/usage-index.js';
+import { usageMonthFile } from '../../src/jobs/record/state-paths.js';
 import { runCli } from '../cli/cli-process.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
@@ -323,14 +323,14 @@ describe('localagents usage over real job records', () => {
     const fresh = [];
     for (const args of runs) fresh.push(comparable((await usage(...args)).report)); // each run reads what the one before wrote
     const text = (await runCli(['--config', dirs.config, 'usage'], { cwd: dirs.repo, env: env() })).stdout;
-    const months = readdirSync(indexDir()).filter((n) => n.endsWith(monthFileName('')));
-    expect(months.length).toBe(new Set(readdirSync(join(dirs.state, 'jobs')).map((id) => monthFileName(monthOf(id)))).size);
+    const months = readdirSync(indexDir()).filter((n) => n.endsWith('.jsonl'));
+    expect(months.length).toBe(new Set(readdirSync(join(dirs.state, 'jobs')).map((id) => usageMonthFile(dirs.state, id))).size);
     const damage = [
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').slice(0, 100)), // cut short
       (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"succeeded"/, '"sucseeded"')), // edited
-      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^\{"v":\d+/, '{"v":99')), // another version
-      (file: string) => writeFileSync(file, `${readFileSync(file, 'utf8').split('\n')[0]}\n`), // the jobs' rows lost, the cells kept
-      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/"ledger":\d+/, '"ledger":999999999')), // a ledger that was replaced
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^\[/gm, '{')), // not the format we write
+      (file: string) => writeFileSync(file, `${readFileSync(file, 'utf8').split('\n')[0]}`), // one line, its newline lost
+      (file: string) => writeFileSync(file, readFileSync(file, 'utf8').replace(/^(\["[^"]+",)\d+/gm, '$1999999999')), // true as of a size the file never had
     ];
     for (const hurt of damage) {
       for (const name of months) hurt(join(indexDir(), name));

@@ -1,17 +1,16 @@
 /**
- * The usage index's cells (a month's settled jobs summed by local day, model,
- * endpoint and repo) against the jobs themselves: `localagents usage` is run on
- * job folders written here, and every report is checked against sums this test
- * computes from what it wrote, after the cells were written and then made stale:
- * a new job, a removed one, a caller cost appended after a job ended, another
- * time zone, a window that starts inside a day, a damaged month file.
+ * The usage store (a month's settled jobs, one summary line each) against the
+ * jobs themselves: `localagents usage` is run on job folders written here, and
+ * every report is checked against sums this test computes from what it wrote,
+ * after the summaries were written and then made stale: a new job, a removed
+ * one, a caller cost appended after a job ended, another time zone, a window that
+ * starts inside a day, a damaged month file, an older version's index files.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { appendCallerEntry } from '../../src/jobs/record/caller-log.js';
 import { createJobStore } from '../../src/jobs/record/job-store.js';
-import { monthFileName } from '../../src/usage/usage-index.js';
 import { runCli } from '../cli/cli-process.js';
 import { makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { plainMedian } from './plain-median.js';
@@ -124,7 +123,7 @@ async function report(zone: string, ...args: string[]): Promise<Row[]> {
 }
 
 const indexDir = (): string => join(dirs.state, 'usage-index');
-const monthFiles = (): string[] => readdirSync(indexDir()).filter((n) => n.endsWith(monthFileName(''))).map((n) => join(indexDir(), n));
+const monthFiles = (): string[] => readdirSync(indexDir()).filter((n) => n.endsWith('.jsonl')).map((n) => join(indexDir(), n));
 
 beforeEach(() => {
   dirs = makeDirs();
@@ -134,27 +133,24 @@ beforeEach(() => {
   jobs = Array.from({ length: 120 }, (_, n) => writeJob(new Date(start + n * 7 * HOUR), n));
 });
 
-describe('usage from the index cells', () => {
-  it('the report reads the cells: a sum edited in a month file shows in it', async () => {
-    await report('UTC', '--by', 'day'); // writes the index
+describe('usage from the store', () => {
+  it('the report reads the summaries: a count edited in a month file shows in it', async () => {
+    await report('UTC', '--by', 'day'); // writes the summaries
     const file = monthFiles()[0]!;
-    const bytes = readFileSync(file);
-    const firstLine = bytes.indexOf(10);
-    const header = JSON.parse(bytes.subarray(0, firstLine).toString()) as { days: unknown[][] };
-    const cell = header.days[0]!;
-    (cell[6] as number[])[4]! += 1000; // the requests of the first cell
-    // The line is shorter now (no padding): the speeds after it are read from where they are, not only in place.
-    writeFileSync(file, Buffer.concat([Buffer.from(JSON.stringify(header)), bytes.subarray(firstLine)]));
+    const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+    const summary = JSON.parse(first!) as unknown[];
+    (summary[8] as number) += 1000; // the job's requests
+    writeFileSync(file, [JSON.stringify(summary), ...rest].join('\n'));
+    const job = jobs.find((j) => j.id === summary[0])!;
     const rows = await report('UTC', '--by', 'day');
-    const want = expected('day', 'UTC');
-    const edited = rows.find((r) => r.key === cell[0])!;
-    expect(edited.requests).toBe(want.find((r) => r.key === cell[0])!.requests + 1000);
+    const want = expected('day', 'UTC').find((r) => r.key === dayIn('UTC', job.at))!;
+    expect(rows.find((r) => r.key === want.key)!.requests).toBe(want.requests + 1000);
   });
 
   for (const by of ['day', 'month', 'model', 'endpoint', 'repo']) {
-    it(`--by ${by}: the report from the cells is the jobs' own, medians exact`, async () => {
+    it(`--by ${by}: the report from the store is the jobs' own, medians exact`, async () => {
       expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the jobs' files
-      expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the cells
+      expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the summaries
     });
   }
 
@@ -175,10 +171,10 @@ describe('usage from the index cells', () => {
     await appendCallerEntry(createJobStore(dirs.state), job.id, { t: new Date().toISOString(), caller_cost: cost });
     job.callerTurns = 3;
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
-    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the cells written again
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the summary written again
   });
 
-  it('another time zone gets its own days, not the ones the cells were summed by', async () => {
+  it('another time zone gets its own days from the same summaries', async () => {
     await report('UTC', '--by', 'day');
     expect(expected('day', 'Asia/Kolkata')).not.toEqual(expected('day', 'UTC'));
     for (const zone of ['Asia/Kolkata', 'America/New_York', 'UTC', 'Asia/Kolkata']) {
@@ -205,44 +201,41 @@ describe('usage from the index cells', () => {
     }
   });
 
-  it('four processes building the index at once each report right, and leave whole files the next report uses', async () => {
-    const settled = new Date(Date.now() - 60_000);
-    utimesSync(join(dirs.state, 'jobs'), settled, settled); // a quiet jobs folder: its id listing is written too
+  it('four processes writing the store at once each report right, and leave whole files the next report uses', async () => {
     const reports = await Promise.all([1, 2, 3, 4].map(() => report('UTC', '--by', 'day')));
     for (const rows of reports) expect(rows).toEqual(expected('day', 'UTC'));
-    const files = [...monthFiles(), join(indexDir(), 'job-ids.txt')];
-    const identity = (): string[] => files.map((f) => `${statSync(f).ino} ${statSync(f).mtimeMs}`);
+    const identity = (): string[] => monthFiles().map((f) => `${statSync(f).ino} ${statSync(f).size}`);
     const written = identity();
     expect(await report('UTC', '--by', 'model')).toEqual(expected('model', 'UTC'));
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
-    expect(identity()).toEqual(written); // read as they were: none was rebuilt
+    expect(identity()).toEqual(written); // read as they were: nothing appended, nothing rebuilt
+    for (const file of monthFiles()) expect(readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').every((l) => Array.isArray(JSON.parse(l)))).toBe(true);
     expect(readdirSync(indexDir()).filter((n) => n.startsWith('.'))).toEqual([]); // no writer's temp file left
   });
 
-  it('a month file of the all-JSON version 2 is replaced, not left beside the new one', async () => {
-    await report('UTC', '--by', 'day');
-    const months = monthFiles();
-    const old = months.map((f) => f.replace(/\.bin$/, '.json'));
-    for (const f of old) writeFileSync(f, '{"v":2,"ledger":0,"ids":"","days":[]}\n{"strings":[],"jobs":[]}\n');
-    for (const f of months) rmSync(f);
+  it("an older version's index files (binary months, caller ledger, id listing) are not read: the report is the jobs' own", async () => {
+    mkdirSync(indexDir(), { recursive: true });
+    writeFileSync(join(indexDir(), '2026-10.bin'), '{"v":5,"ledger":0,"days":[],"jobs":0,"speeds":0,"rows":3}\n\n{}\n');
+    writeFileSync(join(indexDir(), 'caller-ledger.log'), `${jobs[3]!.id}\n`);
+    writeFileSync(join(indexDir(), 'job-ids.txt'), 'localagents job ids v2 0 0 0\n');
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
-    expect(readdirSync(indexDir()).filter((n) => n.endsWith('.json'))).toEqual([]);
-    expect(monthFiles()).toEqual(months);
+    expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
   });
 
-  it('a damaged month file is rebuilt from the jobs', async () => {
+  it('a damaged month file is read around: its jobs come from their files, and get new summaries', async () => {
     await report('UTC', '--by', 'day');
     const damage = [
       () => '{garbage',
       () => '',
-      () => '{"v":4,"ledger":0,"days":[],"jobs":0,"speeds":2,"rows":3}\n\n{}\n', // speeds it does not have
-      () => '{"v":4,"ledger":0,"days":[],"jobs":1,"speeds":0,"rows":3}\n20261101-080000-aaaaaa\n{}\n', // an id cut short
-      (bytes: Buffer) => Buffer.concat([bytes.subarray(0, bytes.indexOf(10) + 9), bytes.subarray(bytes.indexOf(10) + 10)]), // a byte of the speeds lost
+      (text: string) => text.replace(/"succeeded"/g, '"done"'), // every summary of a job that succeeded edited
+      (text: string) => text.slice(0, text.length - 40), // cut short: the last line half there
+      (text: string) => text.split('\n').map((l) => l.slice(0, 50)).join('\n'), // every line cut
+      (text: string) => text.replace(/^(\["[^"]+",)\d+/gm, '$1999999999'), // true as of a size the file never had
     ];
     for (const hurt of damage) {
-      for (const file of monthFiles()) writeFileSync(file, hurt(readFileSync(file)));
+      for (const file of monthFiles()) writeFileSync(file, hurt(readFileSync(file, 'utf8')));
       expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
-      expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the files written again
+      expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the summaries written again
     }
   });
 });
