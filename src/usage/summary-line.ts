@@ -74,7 +74,7 @@ export function decodeLine(line: string): { job: JobUsage; asOf: number } | { ch
     isCount(turns) && isCount(requests) && isCounts(tokens, 4) && isCount(gpuMs) && isCounts(prompt) && isCounts(generation) && isCount(calls) && isFlag(settled) &&
     cost !== false && v !== false && isCount(unreadable) && isFlag(half);
   if (!fits) return undefined;
-  const [evaluated, cacheWritten, cached, output] = tokens as number[];
+  const [evaluated, cacheWritten, cached, output] = tokens;
   const job: JobUsage = {
     id: id as string, status: status as JobUsage['status'], createdAt, model, endpoint, repo, turns, requests,
     tokens: { evaluated: evaluated as number, cacheWritten: cacheWritten as number, cached: cached as number, output: output as number },

@@ -211,7 +211,7 @@ describe('usage from the store', () => {
     expect(identity()).toEqual(written); // read as they were: nothing appended, nothing rebuilt
     for (const file of monthFiles()) expect(readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').every((l) => Array.isArray(JSON.parse(l)))).toBe(true);
     expect(readdirSync(indexDir()).filter((n) => n.startsWith('.'))).toEqual([]); // no writer's temp file left
-  });
+  }, 60_000);
 
   it("an older version's index files (binary months, caller ledger, id listing) are not read: the report is the jobs' own", async () => {
     mkdirSync(indexDir(), { recursive: true });
@@ -237,5 +237,5 @@ describe('usage from the store', () => {
       expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
       expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the summaries written again
     }
-  });
+  }, 120_000);
 });
