@@ -8,11 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli, type Started } from '../cli/cli-process.js';
 import { processAlive, until } from '../helpers/processes.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from './harness.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
 interface DiskRecord {
   id: string;
@@ -25,10 +26,7 @@ interface DiskRecord {
   error?: string;
 }
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup(maxJobs: number, simSlots: number): Promise<{ dirs: E2EDirs; sim: Simulator }> {
   const dirs = makeDirs();
