@@ -27,7 +27,7 @@ function routerModel(m) {
     el('span', { class: 'window' }, m.context ? ` · ctx ${fmtInt(m.context)} ` : ' · ctx unknown '),
     el('span', { class: 'muted small' }, `(${r.contextSource})`),
     slots ? el('div', { class: 'small model-slots' }, slots) : null,
-    r.newJob ? el('div', { class: 'small new-job' }, `new job: ${r.newJob}`) : null,
+    r.newJob ? el('div', { class: 'small new-job' }, r.newJob) : null,
   );
 }
 
