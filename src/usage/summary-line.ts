@@ -4,7 +4,7 @@
  * requests, [evaluated, cache written, cached, output], GPU ms, [prompt tokens/s per request], [generation
  * tokens/s per request], [caller calls, settled 0/1, cost], verify ([passed 0/1, fix turns, fix tokens] or 0),
  * unreadable lines, half written 0/1]`, the cost [] (not looked up), [why unknown] or [model, turns, input,
- * cache read, 5-minute write, 1-hour write, output, transcript]. A list, not an object: half the bytes to read
+ * cache read, 5-minute write, 1-hour write, output, transcript, turns shared with other jobs 0/1]. A list, not an object: half the bytes to read
  * and parse (a year's 10,000 jobs as objects cost `usage` ~1.5× a bare Node start more). Checked field by field.
  */
 import { isJobId } from '../jobs/record/job-id.js';
@@ -29,7 +29,7 @@ function costList(cost: CallerCost | undefined): unknown[] {
   if (cost === undefined) return [];
   if ('unknown' in cost) return [cost.unknown];
   const t = cost.tokens;
-  return [cost.model, cost.turns, t.input, t.cacheRead, t.cacheWrite5m, t.cacheWrite1h, t.output, cost.transcript];
+  return [cost.model, cost.turns, t.input, t.cacheRead, t.cacheWrite5m, t.cacheWrite1h, t.output, cost.transcript, cost.shared ? 1 : 0];
 }
 
 /** The cost a list keeps, undefined for none looked up, or false for a list that is not one we wrote. */
@@ -37,9 +37,10 @@ function costOf(x: unknown): CallerCost | undefined | false {
   if (!Array.isArray(x)) return false;
   if (x.length === 0) return undefined;
   if (x.length === 1) return isText(x[0]) && { unknown: x[0] };
-  const [model, turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output, transcript] = x as unknown[];
-  if (x.length !== 8 || !isText(model) || !isText(transcript) || !isCounts([turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output])) return false;
-  return { model, turns: turns as number, tokens: { input: input as number, cacheRead: cacheRead as number, cacheWrite5m: cacheWrite5m as number, cacheWrite1h: cacheWrite1h as number, output: output as number }, transcript };
+  const [model, turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output, transcript, shared] = x as unknown[];
+  if (x.length !== 9 || !isText(model) || !isText(transcript) || !isFlag(shared) || !isCounts([turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output])) return false;
+  const tokens = { input: input as number, cacheRead: cacheRead as number, cacheWrite5m: cacheWrite5m as number, cacheWrite1h: cacheWrite1h as number, output: output as number };
+  return { model, turns: turns as number, tokens, transcript, shared: shared === 1 };
 }
 
 /** A settled job's summary line (its newline included), true as of the month file's size `asOf`. */
