@@ -81,7 +81,8 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, add:
   const stateDir = dirname(store.root);
   const live = new Set((await createSlotBoard(stateDir).read()).tickets.map((t) => t.job));
   const { from, to } = idBounds(window);
-  const ids = (await store.ids()).filter((id) => (from === undefined || id >= from) && (to === undefined || id < to));
+  // Only the ids in the window become strings: the status line wants today's few of a year's 10,000.
+  const ids = (await store.ids()).between(from, to).toArray();
   const damaged: DamagedRecord[] = [];
   const unreadable: UnreadableLog[] = [];
   const deliver = (job: JobUsage): void => {

@@ -97,6 +97,6 @@ describe('merge and prune', { timeout: 180_000 }, () => {
     expect(git(dirs.repo, 'branch', '--list', `local-agent/${merged!.id}`)).toBe('');
     expect(git(dirs.repo, 'branch', '--list', `local-agent/${conflicted!.id}`)).not.toBe('');
     expect(readFileSync(join(dirty.worktree!.path, 'draft.txt'), 'utf8')).toBe('half done\n');
-    expect((await store.ids()).sort()).toEqual([conflicted!.id, dirty.id, recent.id].sort());
+    expect((await store.ids()).toArray().sort()).toEqual([conflicted!.id, dirty.id, recent.id].sort());
   });
 });

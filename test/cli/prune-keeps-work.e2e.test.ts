@@ -64,7 +64,7 @@ describe('prune keeps every piece of work a job left', { timeout: 180_000 }, () 
     expect(pruned.code, pruned.stderr).toBe(0);
     expect(pruned.stdout).toContain(`job ${record.id} kept: its worktree holds files git ignores that are not build caches: out/`);
     expect(readFileSync(join(wt.path, 'out', 'report.json'), 'utf8')).toBe('{"found": 3}\n');
-    expect((await store.ids())).toContain(record.id);
+    expect((await store.ids()).toArray()).toContain(record.id);
     expect(pruned.stdout).toContain(`removed job ${cacheOnly.record.id}: record, worktree ${cacheOnly.wt.path}, branch ${cacheOnly.wt.branch}`);
     expect(existsSync(cacheOnly.wt.path)).toBe(false);
   });
@@ -150,6 +150,6 @@ describe('prune keeps every piece of work a job left', { timeout: 180_000 }, () 
     const pruned = await prune();
     expect(pruned.stdout).toContain(`removed job ${record.id}: record, left ${wt.path} alone: ${wt.path} is no longer a git worktree`);
     expect(readFileSync(join(wt.path, 'a.txt'), 'utf8')).toBe('A\n');
-    expect((await store.ids())).not.toContain(record.id);
+    expect((await store.ids()).toArray()).not.toContain(record.id);
   });
 });

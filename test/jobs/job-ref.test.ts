@@ -1,8 +1,9 @@
 /** What a person may type for a job: full id, `last`, or a unique prefix of the id or of its random part. */
 import { describe, expect, it } from 'vitest';
 import { resolveJobRef } from '../../src/jobs/record/job-ref.js';
+import { SortedJobIds } from '../../src/jobs/record/sorted-job-ids.js';
 
-const IDS = ['20261129-111500-7gk2mq4xrz9d', '20261129-111501-7gzzzzzzzzzz', '20261130-090000-abcdefghjkmn'];
+const IDS = SortedJobIds.of(['20261129-111500-7gk2mq4xrz9d', '20261129-111501-7gzzzzzzzzzz', '20261130-090000-abcdefghjkmn']);
 
 describe('resolveJobRef', () => {
   it('takes a full id, last, and unique prefixes of the id or of its random part', () => {
@@ -16,7 +17,7 @@ describe('resolveJobRef', () => {
   it('names the candidates when a prefix is ambiguous, and refuses what is no id', () => {
     expect(() => resolveJobRef('7g', IDS)).toThrow('"7g" matches 2 jobs (20261129-111500-7gk2mq4xrz9d, 20261129-111501-7gzzzzzzzzzz); type more of the id');
     expect(() => resolveJobRef('zz', IDS)).toThrow('no job id starts with "zz"');
-    expect(() => resolveJobRef('last', [])).toThrow('there are no jobs on record yet');
+    expect(() => resolveJobRef('last', SortedJobIds.of([]))).toThrow('there are no jobs on record yet');
     expect(() => resolveJobRef('../etc', IDS)).toThrow('is not a job id');
   });
 

@@ -1,6 +1,6 @@
 /**
- * A FIFO where the read commands expect one of their state files (a usage store month, the price settings
- * cache): opened non-blocking and refused as not a file, the file is rebuilt from the jobs, and the command
+ * A FIFO where the read commands expect one of their state files (the job id listing, a usage store month, the
+ * price settings cache): opened non-blocking and refused as not a file, the file is rebuilt from the jobs, and the command
  * answers. A plain open of a FIFO waits for a writer forever; the child's timeout would show it. And a link
  * there, to a file that would be believed if read: not followed, replaced by the command's own file.
  */
@@ -26,7 +26,7 @@ describe('a FIFO in place of a state file', { timeout: 60_000 }, () => {
     await createJobStore(state).create(record, 'a task\n');
     mkdirSync(join(state, 'usage-index'), { recursive: true });
     mkdirSync(join(state, 'price-settings'), { recursive: true });
-    for (const file of [usageMonthFile(state, record.id), join(state, 'price-settings/settings.json')]) execFileSync('mkfifo', [file]);
+    for (const file of [join(state, 'usage-index/job-ids.txt'), usageMonthFile(state, record.id), join(state, 'price-settings/settings.json')]) execFileSync('mkfifo', [file]);
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 

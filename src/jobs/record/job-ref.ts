@@ -6,6 +6,7 @@
  */
 import { editDistance } from '../../config/closest-match.js';
 import { BadArgumentError, LocalAgentsError } from '../../errors.js';
+import type { SortedJobIds } from './sorted-job-ids.js';
 
 const FULL_ID = /^\d{8}-\d{6}-[0-9a-z]{12}$/;
 const PREFIX = /^[0-9a-z-]{1,27}$/;
@@ -33,11 +34,11 @@ function didYouMean(ref: string, ids: readonly string[]): string {
 }
 
 /** The job id `ref` means among `ids` (oldest first); an error naming the candidates when it is not one job. */
-export function resolveJobRef(ref: string, ids: readonly string[], options: JobRefOptions = {}): string {
+export function resolveJobRef(ref: string, ids: SortedJobIds, options: JobRefOptions = {}): string {
   const { argument, hint } = options;
   if (FULL_ID.test(ref)) {
     // Not on record but a typo away from one that is: say which. Otherwise the lookup decides (a job not saved yet).
-    const near = ids.includes(ref) ? '' : didYouMean(ref, ids);
+    const near = ids.has(ref) ? '' : didYouMean(ref, ids.toArray());
     if (near !== '') throw new LocalAgentsError('unknown_job', `no job ${ref} on record${near}`, { hint, details: { job_id: ref } });
     return ref;
   }
@@ -53,9 +54,10 @@ export function resolveJobRef(ref: string, ids: readonly string[], options: JobR
       { hint },
     );
   }
-  const matches = ids.filter((id) => id.startsWith(ref) || id.slice(RANDOM_AT).startsWith(ref));
+  const all = ids.toArray();
+  const matches = all.filter((id) => id.startsWith(ref) || id.slice(RANDOM_AT).startsWith(ref));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0) throw new LocalAgentsError('unknown_job', `no job id starts with "${ref}"${didYouMean(ref, ids)}`, { hint, details: { job_id: ref } });
+  if (matches.length === 0) throw new LocalAgentsError('unknown_job', `no job id starts with "${ref}"${didYouMean(ref, all)}`, { hint, details: { job_id: ref } });
   const shown = matches.slice(-5).join(', ');
   throw new BadArgumentError(argument ?? 'job_id', `"${ref}" matches ${matches.length} jobs (${shown}${matches.length > 5 ? ', …' : ''}); type more of the id`, {
     hint,

@@ -3,15 +3,16 @@
  * atomically), the brief and the logs. The disk is the source of truth, so a
  * new server process sees the jobs of earlier ones.
  */
-import { mkdir, readdir, writeFile, chmod } from 'node:fs/promises';
+import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { errorMessage, isErrno, isLocalAgentsError } from '../../errors.js';
-import { pathError } from '../../path-errors.js';
+import { errorMessage, isLocalAgentsError } from '../../errors.js';
 import { removeDeadOwnersFiles } from '../../coord/owned-files.js';
 import { privateDir } from '../../coord/private-files.js';
 import { isAlive } from '../../coord/process-identity.js';
-import { checkJobId, isJobId } from './job-id.js';
+import { checkJobId } from './job-id.js';
+import { listJobIds } from './job-id-listing.js';
+import type { SortedJobIds } from './sorted-job-ids.js';
 import { FINISHED, type JobRecord } from './job-record.js';
 import { readRecordFile, writeRecordFile } from './record-file.js';
 
@@ -61,8 +62,8 @@ export interface JobStore {
    * Records that cannot be read or parsed come back in `damaged`.
    */
   list(newest?: number): Promise<JobListing>;
-  /** Every job id on record, oldest first (ids sort by creation time), without reading the records. */
-  ids(): Promise<string[]>;
+  /** Every job id on record, oldest first, without reading the records. */
+  ids(): Promise<SortedJobIds>;
 }
 
 /** Records read at once while listing: thousands of parallel opens run out of file descriptors (EMFILE). */
@@ -150,25 +151,14 @@ export function createJobStore(stateDir: string): JobStore {
       }
       return p;
     },
-    ids: () => listJobIds(root),
-    list: async (newest) => listRecords(await listJobIds(root), newest, load, (id) => paths(id).record),
+    ids: () => listJobIds(stateDir, root),
+    list: async (newest) => listRecords(await listJobIds(stateDir, root), newest, load, (id) => paths(id).record),
   };
 }
 
-/** The job folders' names, oldest first: a readdir of a year's 10,000 jobs costs a status line a few ms. */
-async function listJobIds(root: string): Promise<string[]> {
-  try {
-    return (await readdir(root)).filter(isJobId).sort();
-  } catch (err) {
-    // No job yet, or a state directory that cannot hold jobs: those run unrecorded, and their records say why.
-    if (isErrno(err, 'ENOENT') || isErrno(err, 'ENOTDIR')) return [];
-    throw pathError(err) ?? err;
-  }
-}
-
 /** The records of `all` (the `newest` of them, if given), a few at a time; those that cannot be read are `damaged`. */
-async function listRecords(all: readonly string[], newest: number | undefined, load: (id: string) => Promise<JobRecord>, fileOf: (id: string) => string): Promise<JobListing> {
-  const ids = newest === undefined ? all : all.slice(Math.max(0, all.length - newest));
+async function listRecords(all: SortedJobIds, newest: number | undefined, load: (id: string) => Promise<JobRecord>, fileOf: (id: string) => string): Promise<JobListing> {
+  const ids = (newest === undefined ? all : all.newest(newest)).toArray();
   const records: JobRecord[] = [];
   const damaged: DamagedRecord[] = [];
   await forEachLimited(ids, LIST_CONCURRENCY, async (id) => {
