@@ -20,6 +20,8 @@ import { createUsageTally, localDay, type CellBatch, type Grouping, type SpeedLi
 import type { TranscriptReader } from './transcripts/caller-cost.js';
 import { withCallerCost } from './transcripts/settle-cost.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
+import { recentJobs } from '../jobs/git/outcome-check.js';
+import type { ModelKept } from '../jobs/record/outcome.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
 const READ_CONCURRENCY = 16;
@@ -41,6 +43,8 @@ export interface UsageReport {
   readonly prices: { readonly asOf: string; readonly source: string };
   readonly damaged: readonly DamagedRecord[];
   readonly unreadable: readonly UnreadableLog[];
+  /** Per model (whatever the grouping), what became of its jobs' work in the window: kept, lost, unknown. */
+  readonly keptByModel: readonly ModelKept[];
 }
 
 /**
@@ -170,9 +174,15 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
 }
 
 export async function buildUsageReport(store: JobStore, settings: PriceSettings, by: Grouping, window: UsageWindow, lookup: CallerLookup): Promise<UsageReport> {
+  // What git can tell now of the recent jobs' work is recorded first (bounded: src/jobs/git/outcome-check.ts).
+  await recentJobs(store, 'localagents usage', lookup.now);
   const tally = createUsageTally(by, settings.prices);
-  const { damaged, unreadable } = await forEachJobUsage(store, window, tally, lookup);
+  const models = by === 'model' ? tally : createUsageTally('model', settings.prices);
+  const addCells = tally.addCells === undefined ? undefined : (batch: CellBatch): void => [tally, models].forEach((t) => t.addCells?.(batch));
+  const sink: UsageSink = models === tally ? tally : { add: (job) => [tally, models].forEach((t) => t.add(job)), addCells };
+  const { damaged, unreadable } = await forEachJobUsage(store, window, sink, lookup);
   return {
+    keptByModel: models.rows().map((r) => ({ model: r.key, ...r.outcomes })),
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },
     rows: tally.rows(),
