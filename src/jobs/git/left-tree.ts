@@ -1,7 +1,7 @@
 /**
  * What an in-place job (isolation none) left in the tree: for each file it
  * touched (at most 50), the blob at the commit the tree was on when the job
- * ended and the blob as the job left it. Compared at the next commit
+ * ended and the blob as the job left it. Compared once a commit followed
  * (outcome-check.ts), it tells whether the job's changes were kept.
  */
 import { lstat, realpath } from 'node:fs/promises';
@@ -38,6 +38,15 @@ export async function blobsAt(repo: string, commit: string, paths: readonly stri
   return blobs;
 }
 
+/** Blobs of the files at `paths` in the working tree ('' for no file), or undefined when git cannot hash them. */
+export async function workingBlobs(repo: string, paths: readonly string[]): Promise<Map<string, string> | undefined> {
+  const present = (await Promise.all(paths.map(async (p) => ((await isFile(join(repo, p))) ? p : undefined)))).filter((p): p is string => p !== undefined);
+  const hashed = present.length === 0 ? undefined : await git(repo, ['hash-object', '--', ...present]);
+  if (hashed !== undefined && !hashed.ok) return undefined;
+  const shas = hashed?.stdout.split('\n') ?? [];
+  return new Map(present.map((p, i) => [p, shas[i] ?? '']));
+}
+
 /** The snapshot, or undefined when `cwd` is not in a git repository with a commit. */
 export async function leftTreeOf(cwd: string, touched: readonly string[]): Promise<LeftTree | undefined> {
   const top = await git(cwd, ['rev-parse', '--show-toplevel']);
@@ -47,11 +56,8 @@ export async function leftTreeOf(cwd: string, touched: readonly string[]): Promi
   const paths = [...new Set((await Promise.all(touched.map((f) => inRepo(repo, cwd, f)))).filter((p): p is string => p !== undefined))];
   const compared = paths.slice(0, MAX_FILES);
   const before = compared.length === 0 ? new Map<string, string>() : await blobsAt(repo, head.stdout.trim(), compared);
-  const present = (await Promise.all(compared.map(async (p) => ((await isFile(join(repo, p))) ? p : undefined)))).filter((p): p is string => p !== undefined);
-  const hashed = present.length === 0 ? undefined : await git(repo, ['hash-object', '--', ...present]);
-  if (before === undefined || (hashed !== undefined && !hashed.ok)) return undefined;
-  const shas = hashed?.stdout.split('\n') ?? [];
-  const after = new Map(present.map((p, i) => [p, shas[i] ?? '']));
+  const after = await workingBlobs(repo, compared);
+  if (before === undefined || after === undefined) return undefined;
   const files = compared.map((path) => ({ path, before: before.get(path) ?? '', after: after.get(path) ?? '' })).filter((f) => f.before !== f.after);
   return { repo, head: head.stdout.trim(), files, more: paths.length - compared.length };
 }

@@ -6,9 +6,10 @@
  *    HEAD of the repository it worked on (`git merge-base --is-ancestor`), or when
  *    that HEAD's reflog holds a merge of its branch; discarded when its worktree is
  *    gone and its branch is gone or holds no commit, with no such merge;
- *  - an in-place job's changed files (left-tree.ts) are compared at the first commit
- *    after the one it ended on, on HEAD's first-parent line: all as the job left
- *    them is kept, all as before is reverted, anything else changed further.
+ *  - an in-place job's changed files (left-tree.ts) are compared at HEAD once HEAD is
+ *    a later commit than the one it ended on: all as the job left them is kept, all
+ *    as before is reverted, anything else changed further; while one of them is still
+ *    in the working tree as the job left it, uncommitted, nothing is decided.
  * Anything else (no commit yet, HEAD on another line, a repository gone) stays unknown.
  */
 import { FINISHED, type JobRecord } from '../record/job-record.js';
@@ -16,7 +17,7 @@ import { jobIdStamp } from '../record/job-id.js';
 import { forEachLimited, type JobStore } from '../record/job-store.js';
 import { recordOutcome, type Fate } from '../record/outcome.js';
 import { git } from './git.js';
-import { blobsAt, type LeftTree } from './left-tree.js';
+import { blobsAt, workingBlobs, type LeftTree } from './left-tree.js';
 import { worktreeOwnership } from './work-retention.js';
 
 type Found = Pick<Fate, 'kind' | 'detail'>;
@@ -48,19 +49,24 @@ async function worktreeFate(record: JobRecord): Promise<Found | undefined> {
 
 async function inPlaceFate(left: LeftTree): Promise<Found | undefined> {
   if (left.files.length === 0) return undefined;
-  const line = await git(left.repo, ['rev-list', '--first-parent', '--ancestry-path', '--reverse', `${left.head}..HEAD`]);
-  const next = line.ok ? line.stdout.split('\n')[0] : undefined;
-  if (next === undefined || next === '') return undefined;
-  const blobs = await blobsAt(left.repo, next, left.files.map((f) => f.path));
-  if (blobs === undefined) return undefined;
-  const asLeft = left.files.filter((f) => (blobs.get(f.path) ?? '') === f.after).length;
-  const asBefore = left.files.filter((f) => (blobs.get(f.path) ?? '') === f.before).length;
+  const head = await git(left.repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  const sha = head.stdout.trim();
+  // Decided only once a commit followed the one it ended on, on the same line of history.
+  if (!head.ok || sha === left.head || !(await git(left.repo, ['merge-base', '--is-ancestor', left.head, sha])).ok) return undefined;
+  const paths = left.files.map((f) => f.path);
+  const [committed, working] = [await blobsAt(left.repo, sha, paths), await workingBlobs(left.repo, paths)];
+  if (committed === undefined || working === undefined) return undefined;
+  const at = (f: LeftTree['files'][number]): string => committed.get(f.path) ?? '';
+  // A file still as the job left it but not committed yet may be committed later: nothing is decided then.
+  if (left.files.some((f) => at(f) !== f.after && (working.get(f.path) ?? '') === f.after)) return undefined;
+  const asLeft = left.files.filter((f) => at(f) === f.after).length;
+  const asBefore = left.files.filter((f) => at(f) === f.before).length;
   const n = left.files.length;
   const unchecked = left.more > 0 ? ` (${left.more} more files not compared)` : '';
-  const at = `commit ${next.slice(0, 12)}, the first after ${left.head.slice(0, 12)} it ended on`;
-  if (asLeft === n) return { kind: 'kept_in_tree', detail: `its ${n} changed file(s) are as it left them in ${at}${unchecked}` };
-  if (asBefore === n) return { kind: 'reverted', detail: `its ${n} changed file(s) are as before it in ${at}${unchecked}` };
-  return { kind: 'changed_further', detail: `${asLeft} of its ${n} changed file(s) are as it left them in ${at}, ${asBefore} as before it${unchecked}` };
+  const where = `commit ${sha.slice(0, 12)} (after ${left.head.slice(0, 12)}, which it ended on)`;
+  if (asLeft === n) return { kind: 'kept_in_tree', detail: `its ${n} changed file(s) are as it left them in ${where}${unchecked}` };
+  if (asBefore === n) return { kind: 'reverted', detail: `its ${n} changed file(s) are as before it in ${where}, and not in the working tree${unchecked}` };
+  return { kind: 'changed_further', detail: `${asLeft} of its ${n} changed file(s) are as it left them in ${where}, ${asBefore} as before it${unchecked}` };
 }
 
 /** What git says became of the job's work, when it can tell. */

@@ -35,9 +35,9 @@ export function keptOf(record: Pick<JobRecord, 'outcome'>): Kept {
 const FATE_WORDS: Readonly<Record<Fate['kind'], string>> = {
   merged: 'merged',
   discarded: 'discarded',
-  kept_in_tree: 'kept: its changes are in the next commit',
-  reverted: 'reverted: its changes are not in the next commit',
-  changed_further: 'unknown: its files were changed further before the next commit',
+  kept_in_tree: 'kept: its changes were committed',
+  reverted: 'reverted: its changes were neither committed nor left in the tree',
+  changed_further: 'unknown: its files were changed further before they were committed',
 };
 
 /** The outcome in one line, every audience's words: "outcome: merged (localagents merge, 2026-12-05 03:10): …; verify passed". */
