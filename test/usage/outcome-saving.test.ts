@@ -16,7 +16,7 @@ function job(id: string, outcome: JobUsage['outcome']): JobUsage {
   return {
     id, status: 'succeeded', createdAt: '2026-12-05T03:00:00.000Z', model: 'qwen', endpoint: 'gpu', repo: '/r', turns: 4, requests: 4,
     tokens: { evaluated: 40_000, cacheWritten: 0, cached: 200_000, output: 6_000 }, gpuMs: 9_000, promptTokensPerS: [], generationTokensPerS: [],
-    caller: { calls: 2, cost: { model: CALLER, turns: 2, tokens, transcript: '/t.jsonl' }, settled: true },
+    caller: { calls: 2, cost: { model: CALLER, turns: 2, tokens, transcript: '/t.jsonl', shared: false }, settled: true },
     verify: undefined, outcome, unreadableLines: 0, halfWritten: false,
   };
 }
