@@ -56,11 +56,13 @@ describe('job outcomes', { timeout: 300_000 }, () => {
     ids.merged = String((await run('merged.txt', { isolation: 'worktree' })).id);
     ids.byGit = String((await run('by-git.txt', { isolation: 'worktree' })).id);
     ids.discarded = String((await run('discarded.txt', { isolation: 'worktree' })).id);
-    ids.first = String((await run('first.txt', { isolation: 'worktree' })).id);
-    ids.followUp = String((await run('second.txt', { resume_job: ids.first })).id);
     ids.inPlaceKept = String((await run('kept.txt', { isolation: 'none' })).id);
-    // The usage index now holds these jobs, outcome unknown: what becomes known later must reach it (noteSettledJobChanged).
+    // A job that only answers: nothing for git to find, so the usage index keeps its row (outcome unknown) ...
+    const answered = ok(await server.call('run_agent', { task: 'Which files are here?', isolation: 'none', wait_s: 120 }));
+    ids.first = String(answered.id);
     expect((await cli('usage')).code).toBe(0);
+    // ... and its follow-up must reach that row (noteSettledJobChanged).
+    ids.followUp = String((await run('second.txt', { resume_job: ids.first })).id);
   }, 300_000);
 
   afterAll(async () => {
@@ -103,7 +105,7 @@ describe('job outcomes', { timeout: 300_000 }, () => {
     const record = await show(ids.first!);
     expect(record.outcome?.followed_up_by?.job).toBe(ids.followUp);
     expect(await showText(ids.first!)).toContain(`followed up by job ${ids.followUp} (resume_job with a new task), so not counted as kept`);
-    // The follow-up ran in place in the first job's worktree; nothing was committed there, so its outcome is unknown.
+    // The follow-up ran in place; its file is not committed (the commits below leave it out), so its outcome is unknown.
     const followUp = await show(ids.followUp!);
     expect(followUp.left_tree?.files.map((f) => f.path)).toEqual(['second.txt']);
     expect(followUp.outcome).toBeUndefined();

@@ -75,9 +75,16 @@ export function findFate(record: JobRecord): Promise<Found | undefined> {
   return worktreeFate(record);
 }
 
+/** What list_models looks at: the newest jobs of the last 30 days, at most 200; and how long `usage` checks a job. */
+export const RECENT_DAYS = 30;
+export const RECENT_MAX = 200;
+
 /** Jobs a check may decide: finished, no fate on file, with a worktree or an in-place snapshot. */
 export const awaitsFate = (record: JobRecord): boolean =>
   FINISHED.has(record.status) && record.outcome?.fate === undefined && (record.worktree?.kept === true || (record.left_tree?.files.length ?? 0) > 0);
+
+/** Awaits a fate and is of the last RECENT_DAYS days: the usage report checks it each time rather than keep its row. */
+export const awaitsRecentFate = (record: JobRecord, now: Date): boolean => awaitsFate(record) && Date.parse(record.created_at) >= now.getTime() - RECENT_DAYS * 86_400_000;
 
 /**
  * Checks each of `records` that awaits a fate and records what git found, `by` naming who looked.
@@ -97,9 +104,6 @@ export async function refreshOutcomes(store: Pick<JobStore, 'root' | 'read' | 's
   return out;
 }
 
-/** What list_models and the reports' outcome checks look at: the newest jobs of the last 30 days, at most 200. */
-export const RECENT_DAYS = 30;
-export const RECENT_MAX = 200;
 
 export interface RecentJobs {
   readonly records: readonly JobRecord[];
