@@ -13,10 +13,12 @@ import type { CallerCost } from './transcripts/caller-cost.js';
  * strings), turns, requests, evaluated, cache written, cached, output, GPU ms, caller calls, caller cost
  * ([reason] when unknown, else [model, turns, input, cache read, 5-minute write, 1-hour write, output, transcript],
  * strings as indexes), unreadable lines, half written (0/1), verify ([passed 0/1, fix turns, fix tokens] or 0),
- * prompt tokens/s per request, generation tokens/s per request]. Only a job whose caller cost is settled is kept.
+ * prompt tokens/s per request, generation tokens/s per request, outcome (0 unknown, 1 kept, 2 lost)]. Only a job whose
+ * caller cost is settled is kept.
  */
 export type Row = readonly unknown[];
-const ROW_LENGTH = 20;
+const ROW_LENGTH = 21;
+const OUTCOMES = ['unknown', 'kept', 'lost'] as const;
 
 function encodeCost(cost: CallerCost | undefined, ref: (s: string) => number): unknown[] {
   if (cost === undefined) return [];
@@ -53,7 +55,7 @@ export function encodeRow(job: JobUsage, strings: Map<string, number>): Row {
     job.turns, job.requests, job.tokens.evaluated, job.tokens.cacheWritten, job.tokens.cached, job.tokens.output, job.gpuMs,
     job.caller.calls, encodeCost(job.caller.cost, ref), job.unreadableLines, job.halfWritten ? 1 : 0,
     v === undefined ? 0 : [v.passed ? 1 : 0, v.fixTurns, v.fixTokens],
-    job.promptTokensPerS, job.generationTokensPerS,
+    job.promptTokensPerS, job.generationTokensPerS, OUTCOMES.indexOf(job.outcome),
   ];
 }
 
@@ -67,14 +69,14 @@ const STATUSES: ReadonlySet<string> = new Set<JobRecord['status']>(['queued', 'r
 export function decodeRow(row: unknown, strings: readonly string[]): JobUsage | undefined {
   if (!Array.isArray(row) || row.length !== ROW_LENGTH) return undefined;
   const [id, status, createdAt, model, endpoint, repo, ...rest] = row as unknown[];
-  const [turns, requests, evaluated, cacheWritten, cached, output, gpuMs, calls, storedCost, unreadable, half, verify, prompt, generation] = rest;
+  const [turns, requests, evaluated, cacheWritten, cached, output, gpuMs, calls, storedCost, unreadable, half, verify, prompt, generation, outcome] = rest;
   const str = (i: unknown): string | undefined => (Number.isInteger(i) ? strings[i as number] : undefined);
   const [m, e, r] = [str(model), str(endpoint), str(repo)];
   const counts = [turns, requests, evaluated, cacheWritten, cached, output, gpuMs, calls, unreadable];
   const cost = decodeCost(storedCost, str);
   if (typeof id !== 'string' || !isJobId(id) || typeof status !== 'string' || !STATUSES.has(status) || typeof createdAt !== 'string') return undefined;
   if (m === undefined || e === undefined || r === undefined || !counts.every(isCount) || (half !== 0 && half !== 1) || !isCounts(prompt) || !isCounts(generation)) return undefined;
-  if (cost === false) return undefined;
+  if (cost === false || (outcome !== 0 && outcome !== 1 && outcome !== 2)) return undefined;
   if (verify !== 0 && !(isCounts(verify) && verify.length === 3 && (verify[0] as number) <= 1)) return undefined;
   const v = verify as 0 | [number, number, number];
   return {
@@ -92,6 +94,7 @@ export function decodeRow(row: unknown, strings: readonly string[]): JobUsage | 
     generationTokensPerS: generation,
     caller: { calls: calls as number, cost, settled: cost !== undefined },
     verify: v === 0 ? undefined : { passed: v[0] === 1, fixTurns: v[1], fixTokens: v[2] },
+    outcome: OUTCOMES[outcome],
     unreadableLines: unreadable as number,
     halfWritten: half === 1,
   };

@@ -20,6 +20,8 @@ import { createUsageTally, localDay, type CellBatch, type Grouping, type SpeedLi
 import type { TranscriptReader } from './transcripts/caller-cost.js';
 import { withCallerCost } from './transcripts/settle-cost.js';
 import { monthOf, openUsageIndex } from './usage-index.js';
+import { awaitsRecentFate, refreshOutcomes } from '../jobs/git/outcome-check.js';
+import type { ModelKept } from '../jobs/record/outcome.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
 const READ_CONCURRENCY = 16;
@@ -41,6 +43,8 @@ export interface UsageReport {
   readonly prices: { readonly asOf: string; readonly source: string };
   readonly damaged: readonly DamagedRecord[];
   readonly unreadable: readonly UnreadableLog[];
+  /** Per model (whatever the grouping), what became of its jobs' work in the window: kept, lost, unknown. */
+  readonly keptByModel: readonly ModelKept[];
 }
 
 /**
@@ -114,8 +118,8 @@ export interface CallerLookup {
 
 /**
  * Calls `sink` for every job in the window, a month at a time; returns what could not be read. A settled job
- * (finished, off the slot board, its caller cost on file) comes from the usage index when it is there, and goes
- * into it otherwise.
+ * (finished, off the slot board, its caller cost on file, and no fate git may still find in the last 30 days) comes
+ * from the usage index when it is there, and goes into it otherwise.
  */
 export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink: UsageSink, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
   // In this order: the index (the ledger's size), the board, then the jobs' own files (src/usage/usage-index.ts).
@@ -144,11 +148,15 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       if (indexed !== undefined) return deliver(indexed);
       let job: JobUsage;
       try {
-        const record = await store.read(id);
+        let record = await store.read(id);
         if (!inWindow(record.created_at, window)) return;
+        // A report (not the status line) records what git can tell now of the job's work (src/jobs/git/outcome-check.ts).
+        if (lookup !== undefined) record = (await refreshOutcomes(store, [record], 'localagents usage'))[0] ?? record;
         job = await readJobUsage(record, store.paths(id));
         if (lookup !== undefined) job = await withCallerCost(job, record, store, lookup.reader, lookup.now);
-        if (FINISHED.has(record.status) && !live.has(id) && job.caller.settled) month.remember(job);
+        // A recent job whose fate git may still find is read again each time, not kept.
+        const settled = FINISHED.has(record.status) && !live.has(id) && job.caller.settled && !awaitsRecentFate(record, lookup?.now ?? new Date());
+        if (settled) month.remember(job);
       } catch (err) {
         month.forget(id);
         // A folder without job.json is a job being created (or removed) right now: nothing to count yet.
@@ -171,8 +179,12 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
 
 export async function buildUsageReport(store: JobStore, settings: PriceSettings, by: Grouping, window: UsageWindow, lookup: CallerLookup): Promise<UsageReport> {
   const tally = createUsageTally(by, settings.prices);
-  const { damaged, unreadable } = await forEachJobUsage(store, window, tally, lookup);
+  const models = by === 'model' ? tally : createUsageTally('model', settings.prices);
+  const addCells = tally.addCells === undefined ? undefined : (batch: CellBatch): void => [tally, models].forEach((t) => t.addCells?.(batch));
+  const sink: UsageSink = models === tally ? tally : { add: (job) => [tally, models].forEach((t) => t.add(job)), addCells };
+  const { damaged, unreadable } = await forEachJobUsage(store, window, sink, lookup);
   return {
+    keptByModel: models.rows().map((r) => ({ model: r.key, ...r.outcomes })),
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },
     rows: tally.rows(),

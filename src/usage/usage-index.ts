@@ -32,8 +32,8 @@ import { isCount, isWholeCount } from './index-rows.js';
 import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
 import { FLOAT_BYTES } from './stored-speeds.js';
 
-/** 6: a caller cost says whether its turns were shared with other jobs; months of 5 and before are rebuilt. */
-const VERSION = 6;
+/** 7: each job's outcome in its row and kept/lost counts in the cells (6: shared caller turns); months of 6 and before are rebuilt. */
+const VERSION = 7;
 /** A month of a busy year is well under this; a bigger file is not one we wrote. */
 const MAX_MONTH_BYTES = 64 * 1024 * 1024;
 /** The most of the ledger read at once; a month further behind is rebuilt instead. */

@@ -9,14 +9,16 @@ import type { CallerTokens } from './transcripts/transcript-turns.js';
 /** Where each sum sits in a row of sums: a flat list merges by one loop, and is stored as it is. */
 export const SUM = {
   succeeded: 0, failed: 1, other: 2, turns: 3, requests: 4, evaluated: 5, cacheWritten: 6, cached: 7, output: 8, gpuMs: 9,
-  // The succeeded jobs' tokens: only work that succeeded is priced as saved.
+  // The tokens of jobs that succeeded and whose work was not lost (discarded, reverted, followed up): only these are priced as saved.
   succeededEvaluated: 10, succeededCacheWritten: 11, succeededCached: 12, succeededOutput: 13,
   // The caller's side, measured from its transcripts: jobs measured / unknown / not yet looked up, and the turns and tokens.
   callerMeasured: 14, callerUnknown: 15, callerPending: 16, callerTurns: 17,
   callerInput: 18, callerCacheRead: 19, callerCacheWrite5m: 20, callerCacheWrite1h: 21, callerOutput: 22,
   verifyJobs: 23, verifyPassed: 24, fixTurns: 25, fixTokens: 26,
+  // What became of the work (src/jobs/record/outcome.ts); the rest of the jobs are unknown.
+  kept: 27, lost: 28,
 } as const;
-const SUM_COUNT = 27;
+const SUM_COUNT = 29;
 
 /** The caller's tokens a row of sums holds. */
 export const callerTokensOf = (s: readonly number[]): CallerTokens => ({
@@ -44,7 +46,8 @@ export function addJobToSums(s: UsageSums, job: JobUsage): void {
   add(SUM.cached, job.tokens.cached);
   add(SUM.output, job.tokens.output);
   add(SUM.gpuMs, job.gpuMs);
-  if (succeeded) {
+  if (job.outcome !== 'unknown') add(job.outcome === 'kept' ? SUM.kept : SUM.lost, 1);
+  if (succeeded && job.outcome !== 'lost') {
     add(SUM.succeededEvaluated, job.tokens.evaluated);
     add(SUM.succeededCacheWritten, job.tokens.cacheWritten);
     add(SUM.succeededCached, job.tokens.cached);

@@ -5,17 +5,13 @@
  * report turns it into tokens. Appended (one write a line, so the lines of
  * several processes never interleave), owner-readable.
  *
- * Every append is also noted, as the job's id, in the state directory's caller
- * ledger (usage-index/caller-ledger.log): the usage index (src/usage/usage-index.ts)
- * keeps a finished job's sums, and a caller.jsonl that grows after its job ended
- * (job_status, job_log) is found there instead of by reading 10,000 files.
+ * Every append is also noted through noteSettledJobChanged (settled-change.ts):
+ * the usage index keeps a finished job's sums, and a caller.jsonl that grows after
+ * its job ended (job_status, job_log) is found there instead of by reading 10,000 files.
  */
 import { appendFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { privateDir } from '../../coord/private-files.js';
-import { isErrno } from '../../errors.js';
 import { checkShape, type Shape } from '../../json-shape.js';
-import { callerLedgerFile } from './state-paths.js';
+import { noteSettledJobChanged } from './settled-change.js';
 
 export interface CallerEntry {
   readonly t: string;
@@ -49,24 +45,13 @@ const entryShape: Shape = {
   required: ['t', 'tool', 'args_bytes', 'result_bytes'],
 };
 
-async function noteInLedger(ledger: string, id: string): Promise<void> {
-  try {
-    await appendFile(ledger, `${id}\n`, { mode: 0o600 });
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
-    await privateDir(dirname(ledger));
-    await appendFile(ledger, `${id}\n`, { mode: 0o600 });
-  }
-}
-
 /** Appends a line of either kind: a call, or the caller's cost. */
 export async function appendCallerEntry(store: { readonly root: string; paths(id: string): { readonly caller: string } }, id: string, entry: CallerEntry | CallerCostLine): Promise<void> {
-  const ledger = callerLedgerFile(store.root);
   // Noted after the append, so a reader that sees the note sees the line; and before it too, so a process
   // killed between the two still leaves a note (unless a reader came in that instant).
-  await noteInLedger(ledger, id);
+  await noteSettledJobChanged(store.root, id);
   await appendFile(store.paths(id).caller, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
-  await noteInLedger(ledger, id);
+  await noteSettledJobChanged(store.root, id);
 }
 
 /**
