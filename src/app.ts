@@ -21,6 +21,8 @@ import { createJobStore, stateDirFrom, type JobPaths, type JobStore } from './jo
 import { localComplete, type CompleteRequest, type CompleteResult } from './jobs/session/local-complete.js';
 import { mergeJob, type MergeOutcome } from './jobs/git/merge-job.js';
 import { pruneJobs, type PruneAction } from './jobs/git/prune.js';
+import { RECENT_DAYS, recentJobs, refreshOutcomes } from './jobs/git/outcome-check.js';
+import { keptByModel, recordOutcome } from './jobs/record/outcome.js';
 import type { Logger } from './log.js';
 import { modelAvailability, type ModelAvailability } from './registry/availability.js';
 import { buildModelList, type ModelListing } from './registry/model-list.js';
@@ -108,7 +110,9 @@ export function createApp(options: AppOptions): App {
     const config = await load();
     const snapshot = await jobs.snapshot(config);
     const agents = await listAgents({ config, cwd: options.cwd, env: options.env });
-    return { ...buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd), ...agents };
+    const recent = await recentJobs(store, 'the model listing');
+    const kept = { days: RECENT_DAYS, jobs: recent.records.length, capped: recent.capped, models: keptByModel(recent.records) };
+    return { ...buildModelList(config, snapshot.probes, (endpoint) => snapshot.jobsOf(endpoint), options.cwd), ...agents, kept };
   };
 
   const lookup = (): CallerLookup => ({ reader: transcriptReader(options.env), now: new Date() });
@@ -155,6 +159,7 @@ export function createApp(options: AppOptions): App {
     jobPaths: (id) => store.paths(id),
     resolveJob: async (ref, refOptions) => resolveJobRef(ref, await store.ids(), refOptions),
     async jobDetail(id) {
+      await refreshOutcomes(store, [await jobs.get(id)], 'the dashboard');
       return jobDetail(jobs, id, async (record) => {
         const summary = await jobUsage(record, true);
         return { ...jobUsageJson(summary), text: summary.text };
@@ -166,7 +171,12 @@ export function createApp(options: AppOptions): App {
     diff: { target: diffTarget, text: diffText, toTerminal: diffToTerminal },
     followJob: (id) => followJob(jobs, id, store.paths(id)),
     requestSeries: async (id) => jobRequestSeries(await jobs.get(id), store.paths(id).requests),
-    merge: (record, cwd) => mergeJob(record, cwd),
+    async merge(record, cwd) {
+      const merged = await mergeJob(record, cwd);
+      const detail = merged.merged ? `merged ${merged.branch} into ${merged.into} in ${merged.repo} (now ${merged.head.slice(0, 12)})` : `${merged.branch} was already in ${merged.into} of ${merged.repo}`;
+      await recordOutcome(store, record.id, { fate: { kind: 'merged', at: new Date().toISOString(), by: 'localagents merge', detail } });
+      return merged;
+    },
     async prune(pruneOptions) {
       const caches = (await load()).defaults.worktree_caches;
       return pruneJobs(store, { ...pruneOptions, caches });

@@ -102,6 +102,14 @@ function agentLines(listing: ModelListing, words: ListingWords): string[] {
   return out;
 }
 
+/** "jobs kept, last 30 days: qwen3.8-27b 9 of 11 (1 lost, 1 unknown)": kept is merged or in the next commit; unknown is neither kept nor lost. */
+function keptLines(kept: ModelListing['kept']): string[] {
+  if (kept === undefined || kept.models.length === 0) return [];
+  const scope = kept.capped ? `newest ${kept.jobs} jobs of the last ${kept.days} days` : `last ${kept.days} days`;
+  const each = kept.models.map((m) => `${printable(m.model)} ${m.kept} of ${m.kept + m.lost + m.unknown} (${m.lost} lost, ${m.unknown} unknown)`);
+  return [`jobs kept (merged or committed), ${scope}: ${each.join('; ')}`, ''];
+}
+
 export function formatModelList(listing: ModelListing, words: ListingWords): string {
   const out: string[] = [
     `config: ${listing.config}`,
@@ -142,6 +150,7 @@ export function formatModelList(listing: ModelListing, words: ListingWords): str
     out.push('');
   }
   out.push(...agentLines(listing, words));
+  out.push(...keptLines(listing.kept));
   out.push(words.nextSteps);
   return out.join('\n');
 }

@@ -43,6 +43,16 @@ export interface ModelListing extends Partial<AgentsListing> {
   readonly setting_sources: readonly string[];
   /** Config problems that did not stop it loading (an unset api_key_env). */
   readonly warnings: readonly string[];
+  /** Of each model's recent finished jobs, how many were kept (src/jobs/record/outcome.ts); absent where no job store is read. */
+  readonly kept?: KeptListing | undefined;
+}
+
+/** The newest jobs of the last `days` days (at most a few hundred: `capped` when there were more), by outcome, per model. */
+export interface KeptListing {
+  readonly days: number;
+  readonly jobs: number;
+  readonly capped: boolean;
+  readonly models: readonly { readonly model: string; readonly kept: number; readonly lost: number; readonly unknown: number }[];
 }
 
 /** What the config alone says of a menu entry (no probing): the dashboard shows it before the first probe. */

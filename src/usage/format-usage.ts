@@ -4,6 +4,7 @@
  * published prices), each labelled for what it is. Numbers are rounded to what they
  * can carry: dollars to two significant digits, tokens to three.
  */
+import { keptWords } from '../jobs/record/outcome.js';
 import type { UsageReport } from './report.js';
 import type { UsageRow } from './tally.js';
 import type { CallerTokens } from './transcripts/transcript-turns.js';
@@ -37,7 +38,7 @@ const speed = (perS: number | undefined): string => (perS === undefined ? '–' 
 
 export const USAGE_HEADER = [
   '', 'jobs ok/failed/other', 'turns', 'requests', 'prompt evaluated', 'from cache', 'output', 'cache reuse', 'GPU time', 'prompt t/s', 'gen t/s',
-  'caller known', 'caller turns', 'caller tokens', 'caller $*', 'net saved $*',
+  'kept/lost/unknown', 'caller known', 'caller turns', 'caller tokens', 'caller $*', 'net saved $*',
 ];
 
 /** The row's dollars, or a dash where no job has a measured, priced caller cost. */
@@ -57,6 +58,7 @@ export function usageCells(row: UsageRow): string[] {
     duration(row.gpuMs),
     speed(row.medianPromptTokensPerS),
     speed(row.medianGenerationTokensPerS),
+    `${row.outcomes.kept}/${row.outcomes.lost}/${row.outcomes.unknown}`,
     `${row.caller.measured}/${row.caller.measured + row.caller.unknown + row.caller.pending}`,
     String(row.caller.turns),
     compactCount(callerTokenCount(row.caller.tokens)),
@@ -98,8 +100,11 @@ export function usageTotalLines(report: UsageReport): string[] {
       ? []
       : [
           `* computed at published prices (${report.prices.asOf}; defaults.prices overrides) on each caller's model: the succeeded jobs' local tokens would have cost ${usd(p.localUsd)}, ` +
-            `delegating cost the callers ${usd(p.callerUsd)}: net saved ${usd(p.netUsd)}${unpriced}`,
+            `delegating cost the callers ${usd(p.callerUsd)}: net saved ${usd(p.netUsd)} (jobs that failed or whose work was lost saved nothing)${unpriced}`,
         ]),
+    ...(report.keptByModel.length === 0
+      ? []
+      : [`jobs kept (merged or committed; lost: discarded, reverted or followed up; unknown: neither yet): ${report.keptByModel.map(keptWords).join('; ')}`]),
     ...(t.verify.jobs === 0
       ? []
       : [

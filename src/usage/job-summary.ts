@@ -7,6 +7,7 @@
 import type { PriceSettings } from '../config/price-settings.js';
 import { FINISHED, type JobRecord } from '../jobs/record/job-record.js';
 import type { JobStore } from '../jobs/record/job-store.js';
+import { keptOf } from '../jobs/record/outcome.js';
 import { callerTokenCount, compactCount, duration, usd } from './format-usage.js';
 import { readJobUsage } from './job-usage.js';
 import type { CallerLookup } from './report.js';
@@ -19,7 +20,7 @@ export interface JobUsageSummary {
   readonly row: UsageRow;
   /** What the job cost its caller (measured), why that is unknown, or undefined when not looked up yet. */
   readonly callerCost: CallerCost | undefined;
-  /** Only a succeeded job counts as saving anything. */
+  /** Only a succeeded job whose work was not lost (discarded, reverted, followed up) counts as saving anything. */
   readonly counted: boolean;
   /** Lines of its logs that could not be read (left out of the sums). */
   readonly unreadableLines: number;
@@ -36,9 +37,11 @@ function callerText(record: JobRecord, row: UsageRow, cost: CallerCost | undefin
   if (row.caller.unpriced.length > 0) return `${measured}; no price for ${cost.model} (add it under defaults.prices)`;
   const p = row.priced;
   const worth =
-    record.status === 'succeeded'
-      ? `the local tokens would have cost ${usd(p.localUsd)} there: net saved ${usd(p.netUsd)}`
-      : 'a job that did not succeed saves nothing';
+    record.status !== 'succeeded'
+      ? 'a job that did not succeed saves nothing'
+      : keptOf(record) === 'lost'
+        ? 'its work was not kept, so it saved nothing: the caller cost is a loss'
+        : `the local tokens would have cost ${usd(p.localUsd)} there: net saved ${usd(p.netUsd)}`;
   return `${measured}, ${usd(p.callerUsd)}*; ${worth} (* computed at published prices)`;
 }
 
@@ -60,7 +63,7 @@ export async function jobUsageSummary(record: JobRecord, store: Pick<JobStore, '
   // A running job's last line may be mid-write; an ended job's is damage.
   const unreadableLines = usage.unreadableLines + (usage.halfWritten && FINISHED.has(record.status) ? 1 : 0);
   const cost = usage.caller.cost;
-  return { row, callerCost: cost, counted: record.status === 'succeeded', unreadableLines, text: summaryText(record, row, cost, unreadableLines) };
+  return { row, callerCost: cost, counted: record.status === 'succeeded' && keptOf(record) !== 'lost', unreadableLines, text: summaryText(record, row, cost, unreadableLines) };
 }
 
 /** The summary for --json, job_status's structured result and the dashboard (snake_case, like every JSON output). */

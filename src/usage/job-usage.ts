@@ -8,6 +8,7 @@
 import { readCallerLine, type CallerCostLine, type CallerEntry } from '../jobs/record/caller-log.js';
 import { FINISHED, type JobRecord } from '../jobs/record/job-record.js';
 import type { JobPaths } from '../jobs/record/job-store.js';
+import { keptOf, type Kept } from '../jobs/record/outcome.js';
 import { generationTokensPerS, promptTokensPerS, readRequestLine } from '../shim/request-log/request-line.js';
 import { forEachLine } from './jsonl-lines.js';
 import { costOfLine, unmeasurable, type CallerCost } from './transcripts/caller-cost.js';
@@ -53,6 +54,8 @@ export interface JobUsage {
   readonly caller: CallerSide;
   /** The job's verify command: whether it passed, and the turns and tokens spent fixing after failed checks. */
   readonly verify: { readonly passed: boolean; readonly fixTurns: number; readonly fixTokens: number } | undefined;
+  /** What became of the work (src/jobs/record/outcome.ts): only a job not lost counts as saving anything. */
+  readonly outcome: Kept;
   /** Lines of requests.jsonl or caller.jsonl that could not be read, and whether one of them ends mid-line. */
   readonly unreadableLines: number;
   readonly halfWritten: boolean;
@@ -136,6 +139,7 @@ export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'req
     generationTokensPerS: generationSpeeds,
     caller: callerSide(costLine, calls, FINISHED.has(record.status)),
     verify: verifyUsage(record),
+    outcome: keptOf(record),
     unreadableLines: unreadable + requestVisit.tooLong + callerVisit.tooLong,
     halfWritten: requestVisit.halfWritten || callerVisit.halfWritten,
   };

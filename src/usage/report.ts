@@ -18,6 +18,8 @@ import { appendSummary, readStoredMonth } from './summary-store.js';
 import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
 import type { TranscriptReader } from './transcripts/caller-cost.js';
 import { withCallerCost } from './transcripts/settle-cost.js';
+import { awaitsRecentFate, refreshOutcomes } from '../jobs/git/outcome-check.js';
+import type { ModelKept } from '../jobs/record/outcome.js';
 
 /** Jobs read at once: thousands of parallel opens run out of file descriptors. */
 const READ_CONCURRENCY = 16;
@@ -39,6 +41,8 @@ export interface UsageReport {
   readonly prices: { readonly asOf: string; readonly source: string };
   readonly damaged: readonly DamagedRecord[];
   readonly unreadable: readonly UnreadableLog[];
+  /** Per model (whatever the grouping), what became of its jobs' work in the window: kept, lost, unknown. */
+  readonly keptByModel: readonly ModelKept[];
 }
 
 /**
@@ -75,7 +79,8 @@ export interface CallerLookup {
 
 /**
  * Calls `add` for every job in the window, a month at a time; returns what could not be read. A settled job
- * (finished, off the slot board) comes from its summary when the store has a usable one, and gets one otherwise.
+ * (finished, off the slot board, no fate git may still find in the last 30 days) comes from its summary when the
+ * store has a usable one, and gets one otherwise.
  */
 export async function forEachJobUsage(store: JobStore, window: UsageWindow, add: (job: JobUsage) => void, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
   const stateDir = dirname(store.root);
@@ -103,12 +108,16 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, add:
     await forEachLimited(toRead, READ_CONCURRENCY, async ({ id, before }) => {
       let job: JobUsage;
       try {
-        const record = await store.read(id);
+        let record = await store.read(id);
         if (!inWindow(record.created_at, window)) return;
+        // A report (not the status line) records what git can tell now of the job's work (src/jobs/git/outcome-check.ts).
+        if (lookup !== undefined) record = (await refreshOutcomes(store, [record], 'localagents usage'))[0] ?? record;
         job = await readJobUsage(record, store.paths(id));
         if (lookup !== undefined) job = await withCallerCost(job, record, store, lookup.reader, lookup.now);
-        // Kept once settled; a kept one again only once its caller cost has settled too.
-        if (FINISHED.has(record.status) && !live.has(id) && (before === undefined || (job.caller.settled && !before.caller.settled))) {
+        // Kept once settled; a kept one again only once its caller cost has settled too. A recent job whose fate
+        // git may still find is read again each time, not kept.
+        const settled = FINISHED.has(record.status) && !live.has(id) && !awaitsRecentFate(record, lookup?.now ?? new Date());
+        if (settled && (before === undefined || (job.caller.settled && !before.caller.settled))) {
           // A read-only or full state directory: the report is right without the store, only slower.
           await appendSummary(stateDir, job, stored.size).catch(() => undefined);
         }
@@ -128,8 +137,11 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, add:
 
 export async function buildUsageReport(store: JobStore, settings: PriceSettings, by: Grouping, window: UsageWindow, lookup: CallerLookup): Promise<UsageReport> {
   const tally = createUsageTally(by, settings.prices);
-  const { damaged, unreadable } = await forEachJobUsage(store, window, (job) => tally.add(job), lookup);
+  const models = by === 'model' ? tally : createUsageTally('model', settings.prices);
+  const add = (job: JobUsage): void => [tally, models].forEach((t) => t.add(job));
+  const { damaged, unreadable } = await forEachJobUsage(store, window, models === tally ? (job) => tally.add(job) : add, lookup);
   return {
+    keptByModel: models.rows().map((r) => ({ model: r.key, ...r.outcomes })),
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },
     rows: tally.rows(),

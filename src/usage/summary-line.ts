@@ -3,7 +3,7 @@
  * `["<id>","changed"]`. A job's summary: `["<id>", as_of, status, created_at, model, endpoint, repo, turns,
  * requests, [evaluated, cache written, cached, output], GPU ms, [prompt tokens/s per request], [generation
  * tokens/s per request], [caller calls, settled 0/1, cost], verify ([passed 0/1, fix turns, fix tokens] or 0),
- * unreadable lines, half written 0/1]`, the cost [] (not looked up), [why unknown] or [model, turns, input,
+ * unreadable lines, half written 0/1, outcome (0 unknown, 1 kept, 2 lost)]`, the cost [] (not looked up), [why unknown] or [model, turns, input,
  * cache read, 5-minute write, 1-hour write, output, transcript, turns shared with other jobs 0/1]. A list, not an object: half the bytes to read
  * and parse (a year's 10,000 jobs as objects cost `usage` ~1.5× a bare Node start more). Checked field by field.
  */
@@ -12,7 +12,8 @@ import type { JobUsage } from './job-usage.js';
 import type { CallerCost } from './transcripts/caller-cost.js';
 
 export const CHANGED = 'changed';
-const LENGTH = 17;
+const LENGTH = 18;
+const OUTCOMES = ['unknown', 'kept', 'lost'] as const;
 
 const isCount = (x: unknown): x is number => typeof x === 'number' && x >= 0 && x !== Infinity;
 const isFlag = (x: unknown): x is 0 | 1 => x === 0 || x === 1;
@@ -51,7 +52,7 @@ export function summaryLine(job: JobUsage, asOf: number): string {
     job.id, asOf, job.status, job.createdAt, job.model, job.endpoint, job.repo, job.turns, job.requests,
     [t.evaluated, t.cacheWritten, t.cached, t.output], job.gpuMs, job.promptTokensPerS, job.generationTokensPerS,
     [job.caller.calls, job.caller.settled ? 1 : 0, costList(job.caller.cost)],
-    v === undefined ? 0 : [v.passed ? 1 : 0, v.fixTurns, v.fixTokens], job.unreadableLines, job.halfWritten ? 1 : 0,
+    v === undefined ? 0 : [v.passed ? 1 : 0, v.fixTurns, v.fixTokens], job.unreadableLines, job.halfWritten ? 1 : 0, OUTCOMES.indexOf(job.outcome),
   ])}\n`;
 }
 
@@ -66,14 +67,15 @@ export function decodeLine(line: string): { job: JobUsage; asOf: number } | { ch
   if (!Array.isArray(json) || !isText(json[0]) || !isJobId(json[0])) return undefined;
   if (json.length === 2 && json[1] === CHANGED) return { changed: [json[0]] };
   if (json.length !== LENGTH) return undefined;
-  const [id, asOf, status, createdAt, model, endpoint, repo, turns, requests, tokens, gpuMs, prompt, generation, caller, verify, unreadable, half] = json as unknown[];
+  const [id, asOf, status, createdAt, model, endpoint, repo, turns, requests, tokens, gpuMs, prompt, generation, caller, verify, unreadable, half, fate] = json as unknown[];
+  const outcome = OUTCOMES[fate as number];
   const [calls, settled, storedCost] = Array.isArray(caller) ? (caller as unknown[]) : [];
   const cost = costOf(storedCost);
   const v = verify === 0 ? undefined : isCounts(verify, 3) && isFlag(verify[0]) ? verify : false;
   const fits =
     Number.isInteger(asOf) && isCount(asOf) && STATUSES.has(status) && isText(createdAt) && Number.isFinite(Date.parse(createdAt)) && isText(model) && isText(endpoint) && isText(repo) &&
     isCount(turns) && isCount(requests) && isCounts(tokens, 4) && isCount(gpuMs) && isCounts(prompt) && isCounts(generation) && isCount(calls) && isFlag(settled) &&
-    cost !== false && v !== false && isCount(unreadable) && isFlag(half);
+    cost !== false && v !== false && isCount(unreadable) && isFlag(half) && Number.isInteger(fate) && outcome !== undefined;
   if (!fits) return undefined;
   const [evaluated, cacheWritten, cached, output] = tokens;
   const job: JobUsage = {
@@ -81,7 +83,7 @@ export function decodeLine(line: string): { job: JobUsage; asOf: number } | { ch
     tokens: { evaluated: evaluated as number, cacheWritten: cacheWritten as number, cached: cached as number, output: output as number },
     gpuMs, promptTokensPerS: prompt, generationTokensPerS: generation, caller: { calls, cost, settled: settled === 1 },
     verify: v === undefined ? undefined : { passed: v[0] === 1, fixTurns: v[1] as number, fixTokens: v[2] as number },
-    unreadableLines: unreadable, halfWritten: half === 1,
+    unreadableLines: unreadable, halfWritten: half === 1, outcome,
   };
   return { job, asOf };
 }

@@ -2,7 +2,7 @@
  * The usage store, in five lines:
  * - one file per UTC month of job ids, `<state>/usage-index/2026-12.jsonl`, one JSON list a line (summary-line.ts);
  * - a job's summary is appended once it has settled (ended, off the slot board), as of the file's size then (`as_of`);
- * - a fact known later (caller.jsonl grows, an outcome) appends `["<id>","changed"]` (jobs/record/settled-job-change.ts);
+ * - a fact known later (caller.jsonl grows, an outcome) appends `["<id>","changed"]` (jobs/record/settled-change.ts);
  * - a summary counts unless a change line of its job lies at or past its `as_of`; else, damaged or missing, the job's files are read;
  * - one write a line (processes never interleave), 0600, at most the file's last 64 MB read: the lines before that are older.
  */

@@ -18,6 +18,8 @@ export type Grouping = (typeof GROUPINGS)[number];
 export interface UsageRow {
   readonly key: string;
   readonly jobs: { readonly succeeded: number; readonly failed: number; readonly other: number };
+  /** What became of the jobs' work: kept (merged, in the next commit), lost (discarded, reverted, followed up), unknown. */
+  readonly outcomes: { readonly kept: number; readonly lost: number; readonly unknown: number };
   readonly turns: number;
   readonly requests: number;
   readonly evaluated: number;
@@ -48,9 +50,9 @@ export interface UsageRow {
   readonly priced: {
     /** The caller's tokens at its model's prices: every such job, failed ones too. */
     readonly callerUsd: number;
-    /** The succeeded jobs' local tokens at their caller's model's prices: what the caller would have paid for them. */
+    /** The local tokens of succeeded jobs whose work was not lost, at their caller's model's prices: what the caller would have paid for them. */
     readonly localUsd: number;
-    /** localUsd − callerUsd: the net saving (a job that did not succeed saved nothing; its caller cost is a loss). */
+    /** localUsd − callerUsd: the net saving (a job that did not succeed, or whose work was lost, saved nothing; its caller cost is a loss). */
     readonly netUsd: number;
   };
 }
@@ -147,7 +149,7 @@ class RowSum {
         unpriced.push(model);
         continue;
       }
-      // Work that did not succeed saved nothing; what the caller spent on it still counts.
+      // Work that did not succeed, or was thrown away, saved nothing; what the caller spent on it still counts.
       const succeeded = { evaluated: s[SUM.succeededEvaluated] as number, cacheWritten: s[SUM.succeededCacheWritten] as number, cached: s[SUM.succeededCached] as number, output: s[SUM.succeededOutput] as number };
       callerUsd += callerCostUsd(callerTokensOf(s), p);
       localUsd += localCostUsd(succeeded, p);
@@ -164,6 +166,7 @@ class RowSum {
     return {
       key,
       jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
+      outcomes: { kept: sum(SUM.kept), lost: sum(SUM.lost), unknown: sum(SUM.succeeded) + sum(SUM.failed) + sum(SUM.other) - sum(SUM.kept) - sum(SUM.lost) },
       turns: sum(SUM.turns),
       requests: sum(SUM.requests),
       evaluated: sum(SUM.evaluated),

@@ -8,14 +8,16 @@ import type { CallerTokens } from './transcripts/transcript-turns.js';
 /** Where each sum sits in a row of sums: a flat list merges by one loop. */
 export const SUM = {
   succeeded: 0, failed: 1, other: 2, turns: 3, requests: 4, evaluated: 5, cacheWritten: 6, cached: 7, output: 8, gpuMs: 9,
-  // The succeeded jobs' tokens: only work that succeeded is priced as saved.
+  // The tokens of jobs that succeeded and whose work was not lost (discarded, reverted, followed up): only these are priced as saved.
   succeededEvaluated: 10, succeededCacheWritten: 11, succeededCached: 12, succeededOutput: 13,
   // The caller's side, measured from its transcripts: jobs measured / unknown / not yet looked up, and the turns and tokens.
   callerMeasured: 14, callerUnknown: 15, callerPending: 16, callerTurns: 17,
   callerInput: 18, callerCacheRead: 19, callerCacheWrite5m: 20, callerCacheWrite1h: 21, callerOutput: 22,
   verifyJobs: 23, verifyPassed: 24, fixTurns: 25, fixTokens: 26,
+  // What became of the work (src/jobs/record/outcome.ts); the rest of the jobs are unknown.
+  kept: 27, lost: 28,
 } as const;
-const SUM_COUNT = 27;
+const SUM_COUNT = 29;
 
 /** The caller's tokens a row of sums holds. */
 export const callerTokensOf = (s: readonly number[]): CallerTokens => ({
@@ -42,7 +44,11 @@ export function addJobToSums(s: UsageSums, job: JobUsage): void {
   s[SUM.cached] = (s[SUM.cached] as number) + t.cached;
   s[SUM.output] = (s[SUM.output] as number) + t.output;
   s[SUM.gpuMs] = (s[SUM.gpuMs] as number) + job.gpuMs;
-  if (at === SUM.succeeded) {
+  if (job.outcome !== 'unknown') {
+    const fate = job.outcome === 'kept' ? SUM.kept : SUM.lost;
+    s[fate] = (s[fate] as number) + 1;
+  }
+  if (at === SUM.succeeded && job.outcome !== 'lost') {
     s[SUM.succeededEvaluated] = (s[SUM.succeededEvaluated] as number) + t.evaluated;
     s[SUM.succeededCacheWritten] = (s[SUM.succeededCacheWritten] as number) + t.cacheWritten;
     s[SUM.succeededCached] = (s[SUM.succeededCached] as number) + t.cached;

@@ -32,10 +32,10 @@ interface FeedEvent {
   readonly data: unknown;
 }
 
-/** Reads the page's event stream until `done` says it has seen enough. */
-async function readFeed(url: string, done: (events: FeedEvent[]) => boolean, timeoutMs = 10_000): Promise<FeedEvent[]> {
+/** Reads the page's event stream until `done` says it has seen enough (or `timeoutMs` passes, when given). */
+async function readFeed(url: string, done: (events: FeedEvent[]) => boolean, timeoutMs?: number): Promise<FeedEvent[]> {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => abort.abort(), timeoutMs);
   const events: FeedEvent[] = [];
   try {
     const res = await fetch(url, { signal: abort.signal });

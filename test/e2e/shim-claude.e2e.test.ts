@@ -14,6 +14,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/in
 import { makeRepo } from '../helpers/git-repo.js';
 import { claudeEnv, runClaudeP } from './claude-cli.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
+import { until } from '../helpers/processes.js';
 
 const cleanups = cleanupsAfterEach();
 
@@ -90,9 +91,13 @@ describe('claude -p through the shim', () => {
   });
 
   it('waits for a model that is still loading, then completes', async () => {
-    const r = await rig({ flavor: 'llama.cpp', strictQwen: true, loadingMs: 2500 });
+    // Loading until Claude Code has been told so once, however long it takes to start.
+    const r = await rig({ flavor: 'llama.cpp', strictQwen: true, loadingMs: 600_000 });
     r.sim.setScript([{ text: 'Loaded and answering.' }]);
-    const run = await runClaudeP('Say hello.', r.repo, claudeEnv(r.baseUrl, r.home, join(r.home, 'c'), r.sim.modelId));
+    const running = runClaudeP('Say hello.', r.repo, claudeEnv(r.baseUrl, r.home, join(r.home, 'c'), r.sim.modelId));
+    expect(await until(() => r.sim.requests.some((q) => q.path === '/v1/messages' && q.status === 503), 120_000)).toBe(true);
+    r.sim.setLoading(0);
+    const run = await running;
     expect(run.result).toMatchObject({ is_error: false, result: 'Loaded and answering.' });
     const statuses = r.sim.requests.filter((q) => q.path === '/v1/messages').map((q) => q.status);
     expect(statuses[0]).toBe(503);

@@ -126,6 +126,8 @@ function evidence(facts: JobFacts, key: FactKey): string[] {
       return [`position ${facts.queue?.position}`, facts.queue?.waitingFor ?? ''];
     case 'usage':
       return [facts.usage ?? ''];
+    case 'outcome':
+      return [facts.outcome ?? ''];
     case 'last_activity':
       return [facts.last_activity ?? ''];
     case 'outage_wait':

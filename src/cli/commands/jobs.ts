@@ -10,6 +10,7 @@ import { jobDetails, jobJson, jobTable } from '../format-job.js';
 import { loadJob } from '../job-arg.js';
 import { print, printJson, printNote, processTerminal } from '../output.js';
 import { jobUsageJson } from '../../usage/job-summary.js';
+import { refreshOutcomes } from '../../jobs/git/outcome-check.js';
 
 export function registerJobs(program: Command, ctx: CliContext): void {
   program
@@ -42,7 +43,8 @@ export function registerShow(program: Command, ctx: CliContext): void {
     .addHelpText('after', '\nExamples:\n  localagents show 20261129-111500-7gk2mq4xrz9d\n  localagents show 20261129-111500-7gk2mq4xrz9d --json | jq .worktree')
     .action(async (id: string, opts: { json?: boolean }) => {
       const app = createReadApp({ configPath: program.opts<GlobalOptions>().config, cwd: ctx.cwd, env: ctx.env });
-      const record = await loadJob(app.store, id);
+      const loaded = await loadJob(app.store, id);
+      const record = (await refreshOutcomes(app.store, [loaded], 'localagents show'))[0] ?? loaded;
       const usage = await app.jobUsage(record);
       if (opts.json) printJson({ ...jobJson(record), usage_summary: jobUsageJson(usage) });
       else print(jobDetails(record, app.store.paths(record.id), usage.text));

@@ -9,6 +9,7 @@ import { rm } from 'node:fs/promises';
 import { FINISHED } from '../record/job-record.js';
 import type { JobStore } from '../record/job-store.js';
 import { heldWork, leftAloneNote, reasonsToKeep, removeJobWork } from './work-retention.js';
+import { refreshOutcomes } from './outcome-check.js';
 
 export interface PruneAction {
   readonly job_id: string;
@@ -28,7 +29,8 @@ export interface PruneOptions {
 export async function pruneJobs(store: JobStore, options: PruneOptions): Promise<PruneAction[]> {
   const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
   const actions: PruneAction[] = [];
-  for (const record of (await store.list()).records) {
+  // What git can tell of each job's work is recorded first (a record about to go says it, for --dry-run and for those kept).
+  for (const record of await refreshOutcomes(store, (await store.list()).records, 'localagents prune')) {
     if (!FINISHED.has(record.status) || Date.parse(record.finished_at ?? record.created_at) > cutoff) continue;
     const parts = ['record'];
     const wt = record.worktree;

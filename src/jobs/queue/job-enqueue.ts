@@ -14,6 +14,7 @@ import type { JobStore } from '../record/job-store.js';
 import { fifoOf } from './job-queue.js';
 import type { QueuedJob } from './local-jobs.js';
 import { newQueuedRecord, resumeTarget, sessionBusy } from './new-job.js';
+import { recordOutcome } from '../record/outcome.js';
 import type { Observation } from '../placement/observation.js';
 import { resolveCwd, settleSettings, type RequestedAgent, type RunRequest } from '../session/run-request.js';
 import { findAgent } from '../../agents/find-agent.js';
@@ -83,6 +84,8 @@ export async function enqueueJob(deps: EnqueueDeps, request: RunRequest): Promis
   const { sessionHeldBy } = await deps.board.enqueue({ job: id, model: fifoOf(effective, record), session: resumeSession, endedHolder });
   if (sessionHeldBy !== undefined) throw sessionBusy(request.resumeJob ?? id, sessionHeldBy);
   const paths = await deps.store.create(record, request.task);
+  // The earlier job's outcome: its session went on with a new task (best effort: the new job runs either way).
+  if (request.resumeJob !== undefined) await recordOutcome(deps.store, request.resumeJob, { followed_up_by: { job: id, at: record.created_at } }).catch(() => undefined);
   let finish!: (r: JobRecord) => void;
   const done = new Promise<JobRecord>((resolve) => {
     finish = resolve;

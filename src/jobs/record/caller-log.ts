@@ -5,13 +5,13 @@
  * report turns it into tokens. Appended (one write a line, so the lines of
  * several processes never interleave), owner-readable.
  *
- * Every append is also told to the usage store (settled-job-change.ts): it keeps
+ * Every append is also told to the usage store (settled-change.ts): it keeps
  * an ended job's summary, and a caller.jsonl that grows after its job ended
  * (a result read, job_log) makes that summary stale.
  */
 import { appendFile } from 'node:fs/promises';
 import { checkShape, type Shape } from '../../json-shape.js';
-import { noteSettledJobChanged } from './settled-job-change.js';
+import { noteSettledJobChanged } from './settled-change.js';
 
 export interface CallerEntry {
   readonly t: string;

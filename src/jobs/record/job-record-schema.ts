@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ISOLATIONS, JOB_STATUSES } from './job-status.js';
 import { sandboxRecordSchema } from './sandbox-schema.js';
 import { verificationSchema } from './verify-schema.js';
+import { leftTreeSchema, outcomeSchema } from './outcome-schema.js';
 
 export const usageSchema = z.object({
   input_tokens: z.number(),
@@ -190,6 +191,10 @@ export const jobRecordSchema = z.object({
   sandbox: sandboxRecordSchema.optional(),
   /** The verify command the job had to pass before it could end: each check, and what fixing cost. */
   verification: verificationSchema.optional(),
+  /** What became of the work (merged, discarded, followed up, …), recorded as it became known; absent: unknown. */
+  outcome: outcomeSchema.optional(),
+  /** An in-place job's changed files as it left them, compared at the next commit (absent for worktree jobs). */
+  left_tree: leftTreeSchema.optional(),
   /** The Claude Code process (its own process group) while the job runs. */
   claude_pid: z.number().optional(),
   /** Start-time token of that process, so a reused PID is never signalled. */

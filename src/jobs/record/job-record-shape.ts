@@ -772,6 +772,98 @@ export const JOB_RECORD_SHAPE: Shape = {
         "attempts"
       ]
     },
+    "outcome": {
+      "type": "object",
+      "properties": {
+        "fate": {
+          "type": "object",
+          "properties": {
+            "kind": {
+              "type": "string",
+              "enum": [
+                "merged",
+                "discarded",
+                "kept_in_tree",
+                "reverted",
+                "changed_further"
+              ]
+            },
+            "at": {
+              "type": "string"
+            },
+            "by": {
+              "type": "string"
+            },
+            "detail": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "kind",
+            "at",
+            "by",
+            "detail"
+          ]
+        },
+        "followed_up_by": {
+          "type": "object",
+          "properties": {
+            "job": {
+              "type": "string"
+            },
+            "at": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "job",
+            "at"
+          ]
+        }
+      }
+    },
+    "left_tree": {
+      "type": "object",
+      "properties": {
+        "repo": {
+          "type": "string"
+        },
+        "head": {
+          "type": "string"
+        },
+        "files": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "path": {
+                "type": "string"
+              },
+              "before": {
+                "type": "string"
+              },
+              "after": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "path",
+              "before",
+              "after"
+            ]
+          }
+        },
+        "more": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "repo",
+        "head",
+        "files",
+        "more"
+      ]
+    },
     "claude_pid": {
       "type": "number"
     },

@@ -34,6 +34,7 @@ import { openJobSandbox, type JobSandbox } from '../sandbox/job-sandbox.js';
 import { verificationLine } from '../verify/record.js';
 import { createVerifier, type Verifier } from '../verify/verifier.js';
 import { finishWorktree, type PreparedWorktree } from '../git/worktree.js';
+import { leftTreeOf } from '../git/left-tree.js';
 
 export interface RunDeps {
   readonly shim: Shim;
@@ -251,6 +252,8 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     }
   }
   run.syncProgress();
+  // In place: what it left, for the outcome check at the next commit (src/jobs/git/outcome-check.ts).
+  const leftTree = job.worktree ? undefined : await leftTreeOf(job.record.work_dir ?? job.record.cwd, job.record.files_touched).catch(() => undefined);
   run.update({
     status,
     error,
@@ -261,6 +264,7 @@ async function finish(job: PlacedJob, run: RunTracker, opened: Opened, outcome: 
     warnings,
     sandbox: opened.sandbox?.record(),
     ...(verification === undefined ? {} : { verification }),
+    ...(leftTree === undefined ? {} : { left_tree: leftTree }),
     ...(outcome.sandboxProblem === undefined ? {} : { error_code: 'sandbox_unavailable' as const }),
   });
 }

@@ -14,6 +14,7 @@ import { inFlightLine } from './in-flight-line.js';
 import { elapsedSeconds, FINISHED, type BackendErrorEvent, type InFlightRequest, type JobRecord, type MoveRecord, type OutageRecord, type JobStatus, type WorktreeInfo } from '../record/job-record.js';
 import { describeSandboxRecord } from '../sandbox/record.js';
 import { verificationLine } from '../verify/record.js';
+import { outcomeLine } from '../record/outcome.js';
 import { outageWords } from '../../shim/outage-hold.js';
 import { explanationText } from '../../shim/translate/error-catalogue.js';
 
@@ -41,6 +42,8 @@ export interface JobFactValues {
   };
   /** The usage summary's line (src/usage/job-summary.ts), when the caller read the job's logs for it. */
   readonly usage: string;
+  /** What became of a finished job's work (merged, discarded, followed up, …, or unknown) and its verify verdict. */
+  readonly outcome: string;
   /** What it did last, while it is not finished. */
   readonly last_activity: string;
   /** The outage of its server the job waits out now, in words ("gpu is loading its model, 1 min 40 s so far; waiting up to 10 min"). */
@@ -81,6 +84,7 @@ export const FACT_ORDER: readonly FactKey[] = [
   'queue',
   'work',
   'usage',
+  'outcome',
   'last_activity',
   'outage_wait',
   'failover_blocked',
@@ -115,6 +119,7 @@ export function jobFacts(record: JobRecord, usageLine?: string, now: Date = new 
     endpoint_reason: record.model.endpoint_reason,
     queue: record.queue && { position: record.queue.position, waitingFor: record.queue.waiting_for },
     usage: usageLine,
+    outcome: outcomeLine(record),
     last_activity: finished ? undefined : record.last_activity?.what,
     outage_wait: record.outage_wait && outageWords(record.outage_wait, now),
     in_flight: inFlight?.map((r) => inFlightLine(r, now)),
@@ -256,6 +261,7 @@ export const SHARED_WORDS = {
   endpoint_reason: (reason) => [`endpoint: ${reason}`],
   queue: (q) => [`queued: position ${q.position}, waiting for ${q.waitingFor}`],
   usage: (line) => [line],
+  outcome: (line) => [line],
   last_activity: (what) => [`last activity: ${what}`],
   outage_wait: (words) => [`waiting for the model server: ${words}`],
   in_flight: (lines) => lines,
