@@ -11,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DualEraTransport } from './tasks/dual-era.js';
 import type { ModernEndpoint } from './tasks/modern-endpoint.js';
+import { takeStdio } from './tasks/stdio-hold.js';
 import { isModern } from './tasks/wire.js';
 import { errorMessage } from '../errors.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -19,11 +20,13 @@ import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken, type R
 
 /** Resolves when the client closes stdin (the caller's Claude Code exited). */
 export async function serveStdio(server: McpServer, modern?: ModernEndpoint): Promise<void> {
-  const stdio = new StdioServerTransport();
+  // Past what the stdio hold already answered (Claude Code's server/discover probe, while this loaded).
+  const input = takeStdio();
+  const stdio = new StdioServerTransport(input, process.stdout);
   const transport = modern === undefined ? stdio : new DualEraTransport(stdio, modern, 'stdio');
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
+    input.once('end', () => resolve());
   });
   await server.connect(transport);
   await closed;
