@@ -2,7 +2,7 @@
  * Part 10's interactive case: the real Claude Code in a pseudo-terminal (test/caller/pty.ts) starts localagents as
  * the plugin does (plugin/start-mcp.mjs over stdio), its model scripted to delegate once and to answer whatever
  * comes next; the job is paced by the simulator. Counted until the caller is woken by the result: the caller's
- * model requests (those offering our tools), those spent on wait_job, the bytes re-sent, and whether the call came
+ * main-loop model requests, those spent on wait_job, the bytes re-sent, and whether the call came
  * back as a background task at once.
  */
 import { mkdirSync } from 'node:fs';
@@ -34,8 +34,8 @@ function callerTurn(req: ParsedRequest): Turn {
   return last.includes('DELEGATE') ? { toolUse: { name: RUN, input: { task: 'Run the steps.' } } } : { text: 'OK.' };
 }
 
-const offersOurTools = (r: RecordedRequest): boolean =>
-  r.path === '/v1/messages' && ((r.json as { tools?: Array<{ name?: string }> } | undefined)?.tools ?? []).some((t) => String(t.name).startsWith('mcp__localagents__'));
+/** A main-loop request: it offers the model tools (side requests, such as a title, offer none). Interactive Claude Code defers MCP tools behind ToolSearch, so ours need not be among them. */
+const mainLoop = (r: RecordedRequest): boolean => r.path === '/v1/messages' && ((r.json as { tools?: unknown[] } | undefined)?.tools ?? []).length > 0;
 
 /** One delegation of a job that `jobScript` paces; resolves once the caller has been woken by its result. */
 export async function interactiveDelegation(jobScript: Turn[], timeoutMs: number): Promise<InteractiveRun> {
@@ -51,7 +51,7 @@ export async function interactiveDelegation(jobScript: Turn[], timeoutMs: number
     await claude.say('DELEGATE the steps please');
     const woken = (): boolean => caller.requests.some((r) => r.bodyText.includes(WOKEN));
     if (!(await until(woken, timeoutMs, 500))) throw new Error(`the interactive caller was not woken by the result:\n${await claude.screen()}`);
-    const requests = caller.requests.filter(offersOurTools);
+    const requests = caller.requests.filter(mainLoop);
     const last = requests.at(-1)?.bodyText ?? '';
     return {
       turns: requests.length,
