@@ -2,6 +2,7 @@
  * `localagents init`: which model servers answer on this machine's usual
  * ports, and what kind each is. llama-server answers /props; vLLM lists its
  * models with owned_by "vllm"; anything else with /v1/models is "other".
+ * A llama-server in router mode lists every model it can load, loaded or not.
  */
 import { Agent } from 'undici';
 import type { FoundServer } from '../config/init-file.js';
@@ -40,7 +41,8 @@ async function detectOne(host: string, port: number, dispatcher: Agent): Promise
   const ownedBy = ((models as { data?: Array<{ owned_by?: unknown }> } | undefined)?.data ?? [])[0]?.owned_by;
   const isLlama = typeof props === 'object' && props !== null && ('default_generation_settings' in props || 'model_path' in props);
   const backend: BackendKind = isLlama ? 'llama.cpp' : ownedBy === 'vllm' ? 'vllm' : 'other';
-  return { baseUrl, port, backend, models: ids };
+  // A router's own /props (no ?model=, so nothing loads) says its role (docs/backends.md §3.1).
+  return { baseUrl, port, backend, models: ids, router: isLlama && (props as { role?: unknown }).role === 'router' };
 }
 
 /** Every usual port on `host`, in parallel, each bounded by a short timeout. */

@@ -16,6 +16,7 @@ import { silentLogger } from '../log.js';
 import { proveSandbox } from '../selftest/sandbox-proof.js';
 import type { Stage } from '../selftest/self-test.js';
 import { configuredClaudeProblem, readinessChecks, stateDirCheck } from './doctor-readiness.js';
+import { routerChecks } from './doctor-router.js';
 
 /** One line of the report: the same shape as a self-test stage, so both print alike. */
 export type Check = Stage;
@@ -67,6 +68,7 @@ export async function runDoctor(app: App, env: Readonly<Record<string, string | 
         fixes: [...new Set(fixes)],
       });
     }
+    checks.push(...routerChecks(config, listing));
     checks.push(...(await readinessChecks(app, config, listing)));
   }
   checks.push(await stateDirCheck(app.stateDir));

@@ -21,6 +21,8 @@ export interface FoundServer {
   readonly port: number;
   readonly backend: BackendKind;
   readonly models: readonly string[];
+  /** A llama-server in router mode: `models` are those it can load (each on its first request). */
+  readonly router: boolean;
 }
 
 /** Longer than any real model id or path (Hugging Face repo ids are at most 96 characters, plus a quant tag). */
@@ -29,7 +31,11 @@ export const MAX_MODEL_ID_CHARS = 256;
 export interface InitFile {
   readonly text: string;
   /** What `text` must parse to: the only structure init writes. */
-  readonly intended: { readonly endpoints: Readonly<Record<string, { readonly base_url: string; readonly backend: string }>> };
+  readonly intended: {
+    readonly endpoints: Readonly<Record<string, { readonly base_url: string; readonly backend: string }>>;
+    /** A router's models as the menu, each on its router (absent when no router was found). */
+    readonly models?: Readonly<Record<string, { readonly endpoint: string }>>;
+  };
   /** Model ids a server sent that are not fit to write (more than one line, control characters, too long). */
   readonly refusedIds: ReadonlyArray<{ readonly baseUrl: string; readonly id: string }>;
 }
@@ -42,6 +48,9 @@ function endpointName(server: FoundServer): string {
 export function initFile(found: readonly FoundServer[], probed: readonly string[], now: Date = new Date()): InitFile {
   const endpoints: Record<string, { base_url: string; backend: string }> = {};
   const refusedIds: Array<{ baseUrl: string; id: string }> = [];
+  // A router's models become the menu: each is one a job can name, loaded on its first job.
+  // A Map, not an object: an id is the server's word, and "__proto__" must stay a key like any other.
+  const menu = new Map<string, { endpoint: string }>();
   const lines = [
     `# models.yaml, written by \`localagents init\` on ${now.toISOString().slice(0, 10)}. Read again on every call: edit freely.`,
     '# Every key is explained in models.example.yaml in the localagents repository; `localagents doctor` checks this file.',
@@ -64,23 +73,31 @@ export function initFile(found: readonly FoundServer[], probed: readonly string[
       const ids = server.models.filter((id) => isPrintableLine(id, MAX_MODEL_ID_CHARS));
       refusedIds.push(...server.models.filter((id) => !ids.includes(id)).map((id) => ({ baseUrl: server.baseUrl, id })));
       endpoints[endpointName(server)] = { base_url: server.baseUrl, backend: server.backend };
-      lines.push(`  ${endpointName(server)}:${ids.length ? `   # serving ${ids.join(', ')}` : ''}`, `    base_url: ${server.baseUrl}`, `    backend: ${server.backend}`);
+      const serving = ids.length === 0 ? '' : server.router ? `   # a llama-server router: loads ${ids.join(', ')} on demand` : `   # serving ${ids.join(', ')}`;
+      lines.push(`  ${endpointName(server)}:${serving}`, `    base_url: ${server.baseUrl}`, `    backend: ${server.backend}`);
+      for (const id of server.router ? ids : []) if (!menu.has(id)) menu.set(id, { endpoint: endpointName(server) });
     }
   }
+  lines.push('', '# The model menu: what you can start, so localagents can say where and how when a model is not running.');
+  if (menu.size > 0) {
+    lines.push('# The router\'s models (add notes: and tags: to each; `localagents doctor` warns when --models-max is below what the menu uses at once).', 'models:');
+    for (const [id, entry] of menu) lines.push(`  ${JSON.stringify(id)}:`, `    endpoint: ${entry.endpoint}`);
+  } else {
+    lines.push(
+      '# models:',
+      '#   qwen3.8-27b:',
+      '#     notes: default mid-size coder',
+      '#     bring_up: llama-server -hf unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL --jinja --slots --metrics -c 262144 --parallel 2',
+    );
+  }
   lines.push(
-    '',
-    '# The model menu: what you can start, so localagents can say where and how when a model is not running.',
-    '# models:',
-    '#   qwen3.8-27b:',
-    '#     notes: default mid-size coder',
-    '#     bring_up: llama-server -hf unsloth/Qwen3.8-27B-GGUF:UD-Q4_K_XL --jinja --slots --metrics -c 262144 --parallel 2',
     '',
     '# defaults:',
     '#   model: qwen3.8-27b          # used when a job names no model',
     '#   permission_mode: acceptEdits',
     '',
   );
-  return { text: lines.join('\n'), intended: { endpoints }, refusedIds };
+  return { text: lines.join('\n'), intended: menu.size > 0 ? { endpoints, models: Object.fromEntries(menu) } : { endpoints }, refusedIds };
 }
 
 /**

@@ -70,6 +70,7 @@ export function countingCallerBytes(server: McpServer, log: (id: string, entry: 
         ...optional('tool_use_id', toolUseIdOf(extra)),
         ...optional('caller_cwd', place.cwd),
         ...optional('caller_session', place.session),
+        ...(jobs.length > 1 ? { jobs } : {}),
       };
       // A job folder the disk refused, or one pruned meanwhile: the count is lost, the answer is not.
       await Promise.all(jobs.map((job) => log(job, entry).catch(() => undefined)));

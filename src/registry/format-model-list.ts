@@ -5,6 +5,7 @@
  */
 import { printable } from '../printable.js';
 import type { ServedModel } from '../backends/types.js';
+import type { RouterFit } from './router-fit.js';
 import type { RouterRoom } from './router-room.js';
 import type { QueueEntry, SlotUse } from './slot-use.js';
 import type { EndpointListing, ModelListing } from './model-list.js';
@@ -54,8 +55,8 @@ export function describeRouterRoom(model: string, room: RouterRoom): string {
   }
 }
 
-/** A router's model line: state, window, slots when loaded, what a job on it costs. */
-function routerModelLines(e: EndpointListing, m: ServedModel): string[] {
+/** A router's model line: state, window, slots when loaded, what a job on it costs (`localagents models`, doctor, init). */
+export function routerModelLines(e: EndpointListing, m: ServedModel): string[] {
   const state = m.routerStatus ?? '?';
   const failed = m.router?.failedExitCode !== undefined ? `, its last load failed (exit code ${m.router.failedExitCode})` : '';
   const out = [`  ${printable(m.id)}  [${printable(state)}${failed}]  context ${k(m.context)} (${m.contextSource})`];
@@ -66,11 +67,23 @@ function routerModelLines(e: EndpointListing, m: ServedModel): string[] {
   return out;
 }
 
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+
 /** A router's own line: how many models it keeps loaded at once. */
-function routerLine(e: EndpointListing): string {
+export function routerLine(e: EndpointListing): string {
   const max = e.server.maxInstances;
-  const limit = max === undefined || max <= 0 ? 'any number of models' : `up to ${max} model${max === 1 ? '' : 's'}`;
+  const limit = max === undefined || max <= 0 ? 'any number of models' : `up to ${plural(max, 'model')}`;
   return `  router: loads models on demand and holds ${limit} at once (max_instances); a probe never loads one`;
+}
+
+/** The warning when a router keeps fewer models loaded than the menu expects at once; undefined when it keeps enough. */
+export function describeRouterFit(f: RouterFit): string | undefined {
+  if (f.expected <= f.maxInstances) return undefined;
+  const jobs = f.maxJobs ? `max_jobs ${f.capacity}` : `room for ${plural(f.capacity, 'job')} at once (its models' slots)`;
+  return (
+    `${f.endpoint} keeps at most ${plural(f.maxInstances, 'model')} loaded (--models-max ${f.maxInstances}), but your menu has ${plural(f.menuModels.length, 'model')} on it (${f.menuModels.join(', ')}) and ${jobs}: ` +
+    `jobs on different models will wait for each other; start llama-server with --models-max ${f.expected} or more`
+  );
 }
 
 /** One line per agent a job can run: name, where it is defined, the model it would use, what it is for. */

@@ -22,7 +22,7 @@ function encodeCost(cost: CallerCost | undefined, ref: (s: string) => number): u
   if (cost === undefined) return [];
   if ('unknown' in cost) return [ref(cost.unknown)];
   const t = cost.tokens;
-  return [ref(cost.model), cost.turns, t.input, t.cacheRead, t.cacheWrite5m, t.cacheWrite1h, t.output, ref(cost.transcript)];
+  return [ref(cost.model), cost.turns, t.input, t.cacheRead, t.cacheWrite5m, t.cacheWrite1h, t.output, ref(cost.transcript), ...(cost.shared ? [1] : [])];
 }
 
 function decodeCost(stored: unknown, str: (i: unknown) => string | undefined): CallerCost | undefined | false {
@@ -32,12 +32,13 @@ function decodeCost(stored: unknown, str: (i: unknown) => string | undefined): C
   const first = str(model);
   if (first === undefined) return false;
   if (rest.length === 0) return { unknown: first };
-  const [turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output, transcript] = rest;
+  const [turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output, transcript, shared] = rest;
   const counts = [turns, input, cacheRead, cacheWrite5m, cacheWrite1h, output];
   const file = str(transcript);
-  if (rest.length !== 7 || !counts.every(isCount) || file === undefined) return false;
+  if ((rest.length !== 7 && !(rest.length === 8 && shared === 1)) || !counts.every(isCount) || file === undefined) return false;
   const n = counts;
-  return { model: first, turns: n[0] as number, tokens: { input: n[1] as number, cacheRead: n[2] as number, cacheWrite5m: n[3] as number, cacheWrite1h: n[4] as number, output: n[5] as number }, transcript: file };
+  const tokens = { input: n[1] as number, cacheRead: n[2] as number, cacheWrite5m: n[3] as number, cacheWrite1h: n[4] as number, output: n[5] as number };
+  return { model: first, turns: n[0] as number, tokens, transcript: file, shared: shared === 1 };
 }
 
 export function encodeRow(job: JobUsage, strings: Map<string, number>): Row {

@@ -31,7 +31,8 @@ function callerText(record: JobRecord, row: UsageRow, cost: CallerCost | undefin
   if (cost === undefined) return 'caller cost not looked up yet';
   if ('unknown' in cost) return `caller cost unknown: ${cost.unknown}`;
   const k = cost.tokens;
-  const measured = `caller cost (measured, ${cost.model}): ${cost.turns} turns, ${compactCount(callerTokenCount(k))} tokens (${compactCount(k.cacheRead)} cache read)`;
+  const shared = cost.shared ? '; turns shared with other jobs, split evenly' : '';
+  const measured = `caller cost (measured, ${cost.model}${shared}): ${cost.turns} turns, ${compactCount(callerTokenCount(k))} tokens (${compactCount(k.cacheRead)} cache read)`;
   if (row.caller.unpriced.length > 0) return `${measured}; no price for ${cost.model} (add it under defaults.prices)`;
   const p = row.priced;
   const worth =
@@ -90,6 +91,7 @@ export function jobUsageJson(summary: JobUsageSummary): Record<string, unknown> 
               cache_write_1h_tokens: cost.tokens.cacheWrite1h,
               output_tokens: cost.tokens.output,
               transcript: cost.transcript,
+              ...(cost.shared ? { shared: true } : {}),
             },
     computed: known ? { counted: summary.counted, caller_usd: r.priced.callerUsd, local_usd: r.priced.localUsd, net_usd: r.priced.netUsd } : null,
     unreadable_lines: summary.unreadableLines,

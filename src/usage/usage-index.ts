@@ -32,8 +32,8 @@ import { isCount, isWholeCount } from './index-rows.js';
 import { indexedMonth, type IndexedMonth, type MonthContents, type MonthFile } from './indexed-month.js';
 import { FLOAT_BYTES } from './stored-speeds.js';
 
-/** 5: the caller's measured cost per job and per cell (caller model); months of 4 are rebuilt. */
-const VERSION = 5;
+/** 6: a caller cost says whether its turns were shared with other jobs; months of 5 and before are rebuilt. */
+const VERSION = 6;
 /** A month of a busy year is well under this; a bigger file is not one we wrote. */
 const MAX_MONTH_BYTES = 64 * 1024 * 1024;
 /** The most of the ledger read at once; a month further behind is rebuilt instead. */

@@ -1,15 +1,13 @@
 /** What the probe learns of an endpoint's input modalities, from what each server really reports. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProber } from '../../src/backends/probe.js';
 import type { Endpoint } from '../../src/config/schema.js';
-import { startSimulator, type SimulatorOptions } from '../sim/index.js';
+import type { SimulatorOptions } from '../sim/index.js';
+import { cleanupsAfterEach, simulatorFor } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function probeOf(endpoint: Omit<Endpoint, 'name'>): Promise<Awaited<ReturnType<ReturnType<typeof createProber>['probeEndpoint']>>> {
   const prober = createProber();
@@ -18,9 +16,7 @@ async function probeOf(endpoint: Omit<Endpoint, 'name'>): Promise<Awaited<Return
 }
 
 async function sim(options: SimulatorOptions): Promise<string> {
-  const s = await startSimulator(options);
-  cleanups.push(() => s.close());
-  return s.url;
+  return (await simulatorFor(cleanups, options)).url;
 }
 
 /** A llama-server from before multimodal support: /props has no `modalities`. */
@@ -31,7 +27,7 @@ async function oldLlamaServer(): Promise<string> {
     res.end(JSON.stringify(body ?? { error: { code: 404, message: 'File Not Found', type: 'not_found_error' } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -44,7 +40,7 @@ async function fakeOllama(show: () => unknown): Promise<string> {
     res.end(body === undefined ? '404 page not found' : JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 

@@ -2,22 +2,13 @@
  * Probing a router-mode llama-server (docs/backends.md §3.1): each model's state and window without loading
  * anything, the loaded ones read from their own instance, the router's max_instances.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProber } from '../../src/backends/probe.js';
 import { windowFromArgs } from '../../src/backends/router-args.js';
 import type { EndpointProbe } from '../../src/backends/types.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
+import { cleanupsAfterEach, simulatorFor } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-
-async function sim(options: SimulatorOptions): Promise<Simulator> {
-  const s = await startSimulator(options);
-  cleanups.push(() => s.close());
-  return s;
-}
+const cleanups = cleanupsAfterEach();
 
 async function probe(url: string): Promise<EndpointProbe> {
   const prober = createProber();
@@ -57,7 +48,7 @@ describe('probing a router', () => {
   ];
 
   it('lists every model with its state and window, loading nothing', async () => {
-    const s = await sim({ flavor: 'llama.cpp', router: { models, modelsMax: 2, ctxSize: 32768, parallel: 1 } });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', router: { models, modelsMax: 2, ctxSize: 32768, parallel: 1 } });
     const p = await probe(s.url);
     expect(p.server).toMatchObject({ router: true, maxInstances: 2 });
     expect(p.models.map((m) => [m.id, m.routerStatus, m.context, m.contextSource, m.router?.slots?.total, m.router?.slots?.source])).toEqual([
@@ -75,7 +66,7 @@ describe('probing a router', () => {
   });
 
   it('a model whose last load failed says so, with the exit code', async () => {
-    const s = await sim({ flavor: 'llama.cpp', router: { models: [{ id: 'broken', broken: true }], ctxSize: 32768, parallel: 1 } });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', router: { models: [{ id: 'broken', broken: true }], ctxSize: 32768, parallel: 1 } });
     const res = await fetch(`${s.url}/v1/messages`, { method: 'POST', body: JSON.stringify({ model: 'broken', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
     expect([res.status, await res.json()]).toEqual([500, { error: { code: 500, message: 'model name=broken failed to load', type: 'server_error' } }]);
     const p = await probe(s.url);

@@ -5,16 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProber } from '../../src/backends/probe.js';
 import type { EndpointProbe } from '../../src/backends/types.js';
 import type { Endpoint } from '../../src/config/schema.js';
 import { fixturePath, startSimulator, type SimulatorOptions } from '../sim/index.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function probeOf(base_url: string, backend: Endpoint['backend']): Promise<EndpointProbe> {
   const prober = createProber();
@@ -40,7 +38,7 @@ async function capturedLlamaServer(): Promise<string> {
     res.end(body ?? '{"error":{"code":404,"message":"File Not Found","type":"not_found_error"}}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 

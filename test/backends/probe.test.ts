@@ -4,11 +4,9 @@ import type { Endpoint } from '../../src/config/schema.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { deadPort, startSilentServer, type SilentServer } from '../helpers/silent-server.js';
 import { until } from '../helpers/processes.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function sim(opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> {
   const s = await startSimulator(opts);

@@ -6,12 +6,13 @@
  */
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeRepo } from '../helpers/git-repo.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from '../e2e/harness.js';
 import { runCli } from './cli-process.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
 /**
  * The status JSON with every field Claude Code's statusline documentation lists
@@ -42,10 +43,7 @@ function claudeCodeStatusJson(projectDir: string): string {
 
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 const statusline = (dirs: E2EDirs, input: string, env: Record<string, string> = serverEnv(dirs)) =>
   runCli(['--config', dirs.config, 'statusline'], { cwd: dirs.root, env, input, timeoutMs: 30_000 });

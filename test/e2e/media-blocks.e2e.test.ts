@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canon, prefixReuse } from '../../bench/parts/prefix-stability.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { createRequestLog, type RequestLogEntry } from '../../src/shim/request-log/request-log.js';
@@ -19,11 +19,9 @@ import { startSimulator, type Simulator } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { makePdf, makePng } from '../helpers/media-files.js';
 import { claudeEnv, runClaudeP } from './claude-cli.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 interface Rig {
   sim: Simulator;

@@ -8,11 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli, type Started } from '../cli/cli-process.js';
 import { processAlive, until } from '../helpers/processes.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { connect, makeDirs, ok, serverEnv, writeConfig, type Connected, type E2EDirs } from './harness.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
 interface DiskRecord {
   id: string;
@@ -25,10 +26,7 @@ interface DiskRecord {
   error?: string;
 }
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup(maxJobs: number, simSlots: number): Promise<{ dirs: E2EDirs; sim: Simulator }> {
   const dirs = makeDirs();
@@ -140,13 +138,16 @@ describe('several localagents processes on one state directory', () => {
     const job = String(ok(await a!.call('run_agent', { wait_s: 0, task: 'HANG until cancelled.' })).id);
     await until(() => sim.stats.inFlight === 1 && record(dirs, job).session_id !== undefined, 60_000, 100);
 
-    // b waits on a's job: for the whole timeout, not 0.01 s.
-    const waitStart = Date.now();
-    expect(ok(await b!.call('wait_job', { job_id: job, timeout_s: 3 }))).toMatchObject({ status: 'running' });
-    expect(Date.now() - waitStart).toBeGreaterThanOrEqual(2900);
+    // b waits on a's job, and says so in its progress: the wait does not end while the job runs.
+    let saidWaiting!: () => void;
+    const waiting = new Promise<void>((resolve) => (saidWaiting = resolve));
+    const waitedOn = b!.client.callTool({ name: 'wait_job', arguments: { job_id: job } }, undefined, { timeout: 180_000, onprogress: () => saidWaiting() });
+    await waiting;
 
     // b cancels a's job: a is asked through the state directory and stops it, and b's answer already says so.
     expect(ok(await b!.call('cancel_job', { job_id: job }))).toMatchObject({ status: 'cancelled' });
+    // b's wait, still open until then, ends with the cancelled job.
+    expect(ok((await waitedOn) as CallToolResult)).toMatchObject({ status: 'cancelled' });
     expect(record(dirs, job).status).toBe('cancelled');
     expect(await until(() => sim.stats.inFlight === 0, 10_000)).toBe(true);
 

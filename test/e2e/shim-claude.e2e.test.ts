@@ -6,18 +6,16 @@
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createShimServer, type ShimServer } from '../../src/shim/server.js';
 import { createRequestLog } from '../../src/shim/request-log/request-log.js';
 import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { claudeEnv, runClaudeP } from './claude-cli.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 interface Rig {
   sim: Simulator;

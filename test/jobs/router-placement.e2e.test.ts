@@ -6,24 +6,15 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { silentLogger } from '../../src/log.js';
 import { formatModelList } from '../../src/registry/format-model-list.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { until } from '../helpers/processes.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
+import { cleanupsAfterEach, simulatorFor } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function sim(options: SimulatorOptions): Promise<Simulator> {
-  const s = await startSimulator(options);
-  cleanups.push(() => s.close());
-  return s;
-}
+const cleanups = cleanupsAfterEach();
 
 function app(configYaml: string): App {
   const root = mkdtempSync(join(tmpdir(), 'la-router-'));
@@ -43,7 +34,7 @@ const WORDS = { serverCwd: 'cwd', noEndpoints: 'none', nextSteps: '', agents: 'a
 
 describe('a router-mode server', () => {
   it('list_models shows every model with its state, window and cost, and loads nothing', async () => {
-    const s = await sim({ flavor: 'llama.cpp', router: { models: [{ id: 'qwen-small', loaded: true }, { id: 'devstral' }], modelsMax: 1, ctxSize: 32768, parallel: 1 } });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', router: { models: [{ id: 'qwen-small', loaded: true }, { id: 'devstral' }], modelsMax: 1, ctxSize: 32768, parallel: 1 } });
     const a = app(`endpoints:\n  gpu-box:\n    base_url: ${s.url}\n`);
     const text = formatModelList(await a.listModels(), WORDS);
     expect(text).toContain('router: loads models on demand and holds up to 1 model at once');
@@ -54,7 +45,7 @@ describe('a router-mode server', () => {
   });
 
   it('with --models-max 1, two jobs on two models run one after the other: one load each, the second saying why it waited', async () => {
-    const s = await sim({
+    const s = await simulatorFor(cleanups, {
       flavor: 'llama.cpp',
       router: { models: [{ id: 'qwen-small' }, { id: 'devstral' }], modelsMax: 1, ctxSize: 131072, parallel: 1, loadMs: 300 },
       // Several turns with a pause between them: a router sees the model idle between turns.
@@ -82,7 +73,7 @@ describe('a router-mode server', () => {
   }, 180_000);
 
   it('a job on an unloaded model shows the load while it runs; a damaged model ends its job failed with the router’s words', async () => {
-    const s = await sim({
+    const s = await simulatorFor(cleanups, {
       flavor: 'llama.cpp',
       router: { models: [{ id: 'devstral' }, { id: 'damaged', broken: true }], ctxSize: 131072, parallel: 1, loadMs: 1500 },
       script: [{ text: 'done' }],
@@ -99,7 +90,7 @@ describe('a router-mode server', () => {
   }, 120_000);
 
   it('share_models: true lets the second job evict the first one’s model (the user asked for swaps)', async () => {
-    const s = await sim({
+    const s = await simulatorFor(cleanups, {
       flavor: 'llama.cpp',
       router: { models: [{ id: 'qwen-small' }, { id: 'devstral' }], modelsMax: 1, ctxSize: 131072, parallel: 1 },
       script: [{ text: 'one', toolUse: { name: 'Bash', input: { command: 'true' } }, delayMs: 500 }, { text: 'done' }],

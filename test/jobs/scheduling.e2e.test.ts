@@ -6,27 +6,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { silentLogger } from '../../src/log.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { until } from '../helpers/processes.js';
 import { MODEL_WORDS } from '../helpers/model-words.js';
 import { jobReport } from '../../src/cli/format-job.js';
 import { jobSummary, jobView } from '../../src/mcp/job-view.js';
+import { cleanupsAfterEach, simulatorFor } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function sim(options: SimulatorOptions): Promise<Simulator> {
-  const s = await startSimulator(options);
-  cleanups.push(() => s.close());
-  return s;
-}
+const cleanups = cleanupsAfterEach();
 
 function app(configYaml: string): { app: App; repo: string } {
   const root = mkdtempSync(join(tmpdir(), 'la-sched-'));
@@ -63,7 +54,7 @@ function sampleMax(read: () => number): { stop(): number } {
 
 describe('scheduling', () => {
   it('runs 16 jobs on 4 slots without ever oversubscribing, first come first served', async () => {
-    const s = await sim({ flavor: 'llama.cpp', slots: 4, script: [{ text: 'done', delayMs: 150 }] });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 4, script: [{ text: 'done', delayMs: 150 }] });
     const { app: a } = app(`endpoints:\n  gpu:\n    base_url: ${s.url}\n`);
     const queuedAtServer = sampleMax(() => s.stats.queued);
     const ids: string[] = [];
@@ -77,8 +68,8 @@ describe('scheduling', () => {
   }, 240_000);
 
   it('spreads jobs over two endpoints serving the same model (2 and 1 slots), and queues the fourth', async () => {
-    const big = await sim({ flavor: 'llama.cpp', slots: 2, modelId: 'coder', script: [{ text: 'done', delayMs: 2500 }] });
-    const small = await sim({ flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 2500 }] });
+    const big = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 2, modelId: 'coder', script: [{ text: 'done', delayMs: 2500 }] });
+    const small = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 2500 }] });
     const { app: a } = app(`endpoints:\n  big:\n    base_url: ${big.url}\n  small:\n    base_url: ${small.url}\n`);
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await a.jobs.start({ task: `job ${i}`, model: 'coder' })).id);
@@ -95,8 +86,8 @@ describe('scheduling', () => {
   }, 120_000);
 
   it('keeps a job pinned to a busy endpoint waiting even when another is free', async () => {
-    const busy = await sim({ flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 2000 }] });
-    const idle = await sim({ flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done' }] });
+    const busy = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 2000 }] });
+    const idle = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done' }] });
     const { app: a } = app(`endpoints:\n  busy:\n    base_url: ${busy.url}\n  idle:\n    base_url: ${idle.url}\n`);
     const first = await a.jobs.start({ task: 'long one', endpoint: 'busy' });
     const pinned = await a.jobs.start({ task: 'pinned', endpoint: 'busy' });
@@ -108,7 +99,7 @@ describe('scheduling', () => {
   }, 120_000);
 
   it('queues a job for a model whose server is still loading, and runs it once loaded', async () => {
-    const s = await sim({ flavor: 'llama.cpp', loadingMs: 2000, modelId: 'coder', script: [{ text: 'loaded' }] });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', loadingMs: 2000, modelId: 'coder', script: [{ text: 'loaded' }] });
     const { app: a } = app(`endpoints:\n  gpu:\n    base_url: ${s.url}\ndefaults:\n  queue_grace_s: 30\n`);
     const started = await a.jobs.start({ task: 'say loaded', model: 'coder' });
     expect(started.status).toBe('queued');
@@ -116,7 +107,7 @@ describe('scheduling', () => {
   }, 60_000);
 
   it('cancels a queued job without ever starting it', async () => {
-    const s = await sim({ flavor: 'llama.cpp', slots: 1, script: [{ text: 'done', delayMs: 1500 }] });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 1, script: [{ text: 'done', delayMs: 1500 }] });
     const { app: a } = app(`endpoints:\n  gpu:\n    base_url: ${s.url}\n`);
     const running = await a.jobs.start({ task: 'first' });
     const queued = await a.jobs.start({ task: 'second' });
@@ -128,7 +119,7 @@ describe('scheduling', () => {
   }, 60_000);
 
   it('fails queued jobs after the grace period (queue_grace_s, with outage_wait_s 0) when their model stops being served, naming model and host', async () => {
-    const s = await sim({ flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 1500 }] });
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 1, modelId: 'coder', script: [{ text: 'done', delayMs: 1500 }] });
     const { app: a } = app(
       `endpoints:\n  gpu:\n    base_url: ${s.url}\nmodels:\n  coder:\n    notes: the coder\n    host: gpu-box\ndefaults:\n  queue_grace_s: 1\n  outage_wait_s: 0\n  probe_timeout_s: 0.5\n`,
     );
@@ -152,8 +143,8 @@ describe('scheduling', () => {
   }, 60_000);
 
   it('places the second job of a working tree where the first ran, and its first request reuses the cached prefix', async () => {
-    const a2 = await sim({ flavor: 'llama.cpp', slots: 2, modelId: 'coder', script: [{ text: 'done' }] });
-    const b3 = await sim({ flavor: 'llama.cpp', slots: 3, modelId: 'coder', script: [{ text: 'done' }] });
+    const a2 = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 2, modelId: 'coder', script: [{ text: 'done' }] });
+    const b3 = await simulatorFor(cleanups, { flavor: 'llama.cpp', slots: 3, modelId: 'coder', script: [{ text: 'done' }] });
     const { app: a } = app(`endpoints:\n  a:\n    base_url: ${a2.url}\n  b:\n    base_url: ${b3.url}\n`);
     const first = await a.jobs.wait((await a.jobs.start({ task: 'first look', endpoint: 'a' })).id, 60);
     expect(first.first_turn_cache_read_tokens).toBe(0);

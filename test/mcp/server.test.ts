@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { silentLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
@@ -18,11 +18,9 @@ import { serveHttp } from '../../src/mcp/transports.js';
 import { makeRepo } from '../helpers/git-repo.js';
 import { toolError } from '../helpers/tool-error.js';
 import { makeRecord, seedJob } from '../dashboard/fixtures.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 function makeApp(yaml = 'endpoints: {}\n'): { app: App; root: string; repo: string } {
   const root = mkdtempSync(join(tmpdir(), 'la-mcp-'));

@@ -3,18 +3,16 @@
  * a prompt over the slot's context, a server with --api-key, a random-weights model writing long output that
  * job_status shows growing while the request is still open, and the server's output parser rejecting every answer.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ok } from '../e2e/harness.js';
 import { until } from '../helpers/processes.js';
 import type { LlamaServer } from './llama-server.js';
 import { startTestServer, type TestServerOptions } from './server-for-test.js';
 import { startLocalagents, type Localagents } from './mcp.js';
 import { templateWithAnotherAssistantHeader } from './templates.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function server(options: TestServerOptions): Promise<LlamaServer> {
   const s = await startTestServer(options);

@@ -1,7 +1,8 @@
 /**
  * Router mode on the real llama-server (docs/backends.md §3.1): `--models-dir` with two tiny models and a
  * damaged GGUF, `--models-max 1`. The simulator's router flavour is compared with it on the same requests; then the
- * built localagents over stdio lists the models without loading any, runs a job on an unloaded model with the
+ * built CLI's `doctor` lists the models without loading any (and warns that --models-max 1 is below the menu's
+ * three), localagents over stdio lists them without loading any too, runs a job on an unloaded model with the
  * model's own window, runs two jobs on two models one after the other with one swap, and fails a job on the
  * damaged file with the router's words.
  */
@@ -10,7 +11,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ok } from '../e2e/harness.js';
+import { runCli } from '../cli/cli-process.js';
+import { makeDirs, ok, serverEnv, writeConfig } from '../e2e/harness.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { freePort } from './llama-server.js';
@@ -89,6 +91,26 @@ describe('llama-server router mode (--models-dir, --models-max 1)', () => {
       const after = (await get(`${base}/models`)).json as { data: Array<{ id: string; status: Record<string, unknown> }> };
       expect(after.data[0]?.status, base).toMatchObject({ value: 'unloaded', failed: true, exit_code: 1 });
     }
+  });
+
+  it('doctor lists the models, their states and windows and max_instances, warns that --models-max 1 is too few, and loads nothing', async () => {
+    const dirs = makeDirs();
+    const menu = ['damaged', 'tiny-eos', 'tiny-other'].map((id) => `  ${id}:\n    endpoint: gpu-box\n`).join('');
+    writeConfig(dirs, `endpoints:\n  gpu-box:\n    base_url: ${url}\nmodels:\n${menu}defaults:\n  sandbox:\n    enabled: false\n`);
+    const before = await states(url);
+    const doctor = await runCli(['--config', dirs.config, 'doctor'], { cwd: dirs.repo, env: serverEnv(dirs) });
+    expect(await states(url)).toEqual(before);
+    expect(Object.values(before)).toEqual(['unloaded', 'unloaded', 'unloaded']);
+    const args = "context 64k (llama.cpp router's arguments for the model (--ctx-size / --parallel))";
+    expect(doctor.stdout).toContain('warn router gpu-box: a llama-server in router mode: it keeps up to 1 model loaded at once (max_instances 1, --models-max); 3 models, read without loading any:');
+    expect(doctor.stdout).toContain(`damaged  [unloaded, its last load failed (exit code 1)]  ${args}`);
+    expect(doctor.stdout).toContain(`tiny-eos  [unloaded]  ${args}`);
+    expect(doctor.stdout).toContain(`tiny-other  [unloaded]  ${args}`);
+    expect(doctor.stdout).toContain(
+      "fix: gpu-box keeps at most 1 model loaded (--models-max 1), but your menu has 3 models on it (damaged, tiny-eos, tiny-other) and room for 3 jobs at once (its models' slots): jobs on different models will wait for each other; start llama-server with --models-max 3 or more",
+    );
+    rmSync(dirs.root, { recursive: true, force: true });
+    rmSync(dirs.repo, { recursive: true, force: true });
   });
 
   it('list_models shows each model with its state and window, and loads nothing', async () => {

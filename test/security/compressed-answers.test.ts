@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProber } from '../../src/backends/probe.js';
 import { silentLogger } from '../../src/log.js';
 import { createRequestLog } from '../../src/shim/request-log/request-log.js';
@@ -22,11 +22,9 @@ import { until } from '../helpers/processes.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 import { fixturePath } from '../sim/fixtures-dir.js';
 import { startCompressingProxy, type Coding, type CompressingProxy } from './compressing-proxy.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 interface Rig {
   sim: Simulator;

@@ -4,17 +4,15 @@
  * prompt and lowers max_tokens; a prompt that cannot fit at all gets the
  * "prompt is too long" answer Claude Code compacts on, without reaching vLLM.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { capturedBody } from './rewrite/fixtures.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function route(context: number): Promise<{ sim: Simulator; url: string; log: RequestLogEntry[] }> {
   const sim = await startSimulator({ flavor: 'vllm', modelId: 'glm-5.3', context, script: [{ text: 'fits' }] });

@@ -12,11 +12,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
 /** What the backend does with a request that arrives on a socket that already carried an answer. */
 type OnReuse = 'answer' | 'close' | 'reset' | 'cut after headers';
@@ -81,10 +82,7 @@ async function startBackend(): Promise<Backend> {
   });
 }
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 async function setup(): Promise<{ backend: Backend; post: () => Promise<{ status: number; text: string }>; log: RequestLogEntry[] }> {
   const backend = await startBackend();

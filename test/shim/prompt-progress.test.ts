@@ -6,17 +6,15 @@
  * holds a slot (which slot is ours cannot be told) or when /slots is off, and
  * an off /slots is not asked again for every request.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/progress/request-progress.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type SimulatorOptions } from '../sim/index.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 /** About 10,000 prompt tokens as the simulator counts them (four characters a token). */
 const LONG_PROMPT = 'lorem ipsum '.repeat(3400);

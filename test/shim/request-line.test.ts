@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { requestStats } from '../../src/jobs/tracking/request-stats.js';
 import { parseRequestLines } from '../../src/usage/request-series.js';
 import { silentLogger } from '../../src/log.js';
@@ -17,11 +17,9 @@ import { createShimServer } from '../../src/shim/server.js';
 import { readJobUsage } from '../../src/usage/job-usage.js';
 import { makeRecord } from '../dashboard/fixtures.js';
 import { startSimulator } from '../sim/index.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 /** Four requests through a real shim route, logged by the real request log; returns the file's lines. */
 async function shimWrittenLines(): Promise<{ file: string; lines: string[] }> {

@@ -5,7 +5,7 @@
  * 200 stream reaches the request log with the backend's own words; a model
  * repeating itself is noticed.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { RequestLogEntry } from '../../src/shim/request-log/request-log.js';
 import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/progress/request-progress.js';
@@ -13,11 +13,9 @@ import { findRepetition } from '../../src/shim/progress/repetition.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type Script, type SimFlavor } from '../sim/index.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+const cleanups = cleanupsAfterEach();
 
 const PEG = 'The model produced output that does not match the expected peg-native format';
 

@@ -18,6 +18,7 @@ const CWD = '/home/dev/my.project';
 const FOLDER = '-home-dev-my-project';
 const NOW = new Date('2026-12-05T12:00:00Z');
 const ENDED = '2026-12-05T11:59:00Z';
+const JOB = '20261205-115800-abcdef';
 
 /** A caller's session: a turn that calls run_agent (id `id`), the result, the turn that reads it. */
 function session(id: string, usage: { input: number; output: number }): string {
@@ -46,13 +47,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const resolve = (ids: string[]) => resolveCallerCost(ids.map((id) => call(id)), ENDED, transcriptReader({ CLAUDE_CONFIG_DIR: join(root, 'config') }), NOW);
+const resolve = (ids: string[]) => resolveCallerCost(JOB, ids.map((id) => call(id)), ENDED, transcriptReader({ CLAUDE_CONFIG_DIR: join(root, 'config') }), NOW);
 
 describe('hostile transcripts', () => {
   it('a line over the limit is skipped, the lines after it are read', async () => {
     writeFileSync(join(folder, 'huge.jsonl'), `{"type":"user","pad":"${'x'.repeat(MAX_LINE_BYTES + 1024)}"}\n${session('toolu_a', { input: 7, output: 9 })}`);
     const found = await resolve(['toolu_a']);
-    expect(found).toEqual({ final: true, cost: { model: 'claude-opus-5', turns: 2, tokens: { input: 8, cacheRead: 300, cacheWrite5m: 0, cacheWrite1h: 0, output: 11 }, transcript: join(folder, 'huge.jsonl') } });
+    expect(found).toEqual({ final: true, cost: { model: 'claude-opus-5', turns: 2, tokens: { input: 8, cacheRead: 300, cacheWrite5m: 0, cacheWrite1h: 0, output: 11 }, transcript: join(folder, 'huge.jsonl'), shared: false } });
   });
 
   it('cache writes keep their 5-minute / 1-hour split; a turn written over several lines counts once, with its last usage', async () => {
@@ -104,7 +105,7 @@ describe('hostile transcripts', () => {
     const name = `${long.replace(/[^a-zA-Z0-9]/g, '-').slice(0, 200)}-1x2y3z`;
     mkdirSync(join(projects, name));
     writeFileSync(join(projects, name, 's.jsonl'), session('toolu_e', { input: 3, output: 4 }));
-    const found = await resolveCallerCost([call('toolu_e', long)], ENDED, transcriptReader({ CLAUDE_CONFIG_DIR: join(root, 'config') }), NOW);
+    const found = await resolveCallerCost(JOB, [call('toolu_e', long)], ENDED, transcriptReader({ CLAUDE_CONFIG_DIR: join(root, 'config') }), NOW);
     expect(found.cost).toMatchObject({ model: 'claude-opus-5', turns: 2 });
   });
 });

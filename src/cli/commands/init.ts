@@ -9,7 +9,10 @@ import { CONFIG_ENV_VAR, CONFIG_FILE_NAME, userConfigDir } from '../../config/lo
 import { BadArgumentError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import type { CliContext, GlobalOptions } from '../context.js';
+import { formatChecks } from '../doctor.js';
+import { routerChecks } from '../doctor-router.js';
 import { print, printJson, processTerminal } from '../output.js';
+import { withApp } from '../with-app.js';
 
 /** Where the loader will find it: --config, then $LOCALAGENTS_CONFIG, else the user config dir (XDG_CONFIG_HOME). */
 function targetPath(ctx: CliContext, configOption: string | undefined): string {
@@ -44,16 +47,19 @@ Examples:
       const found = await detectServers('127.0.0.1', ports);
       const file = initFile(found, ports.map((port) => `http://127.0.0.1:${port}`));
       await writeNewConfig(path, file);
+      // A router's models, states and windows, read through the file just written as doctor reads them (nothing loads).
+      const routers = found.some((s) => s.router) ? await withApp(ctx, path, async (app) => routerChecks(await app.loadConfig(), await app.listModels())) : [];
       if (opts.json) {
-        printJson({ path, found, refused_model_ids: file.refusedIds });
+        printJson({ path, found, refused_model_ids: file.refusedIds, routers });
         return;
       }
       const lines = [`looked on 127.0.0.1 at ports ${ports.join(', ')}:`];
       if (found.length === 0) lines.push('  no model server answered');
       for (const server of found) {
         const ids = server.models.filter((id) => !file.refusedIds.some((r) => r.baseUrl === server.baseUrl && r.id === id));
-        lines.push(`  found ${server.backend} at ${server.baseUrl}${ids.length ? `, serving ${ids.join(', ')}` : ''}`);
+        lines.push(`  found ${server.backend}${server.router ? ' in router mode' : ''} at ${server.baseUrl}${ids.length ? `, serving ${ids.join(', ')}` : ''}`);
       }
+      if (routers.length > 0) lines.push(formatChecks(routers));
       for (const r of file.refusedIds) {
         lines.push(`  warning: ${r.baseUrl} sent a model id that is not one printable line of at most ${MAX_MODEL_ID_CHARS} characters; not written: "${printable(r.id.slice(0, 120))}"${r.id.length > 120 ? '…' : ''}`);
       }

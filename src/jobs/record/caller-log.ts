@@ -30,6 +30,8 @@ export interface CallerEntry {
   readonly caller_cwd?: string;
   /** The caller's session id (its transcript file's name), when Claude Code gave it to the server. */
   readonly caller_session?: string;
+  /** The jobs the call concerned, in order, when it was more than this one (its caller turns are shared among them). */
+  readonly jobs?: readonly string[];
 }
 
 const entryShape: Shape = {
@@ -42,6 +44,7 @@ const entryShape: Shape = {
     tool_use_id: { type: 'string' },
     caller_cwd: { type: 'string' },
     caller_session: { type: 'string' },
+    jobs: { type: 'array', items: { type: 'string' } },
   },
   required: ['t', 'tool', 'args_bytes', 'result_bytes'],
 };
@@ -83,6 +86,7 @@ export interface CallerCostLine {
     readonly cache_write_1h?: number;
     readonly output?: number;
     readonly transcript?: string;
+    readonly shared?: boolean;
   };
 }
 
@@ -95,7 +99,7 @@ const costShape: Shape = {
       type: 'object',
       properties: {
         calls: count, unknown: { type: 'string' }, model: { type: 'string' }, turns: count, input: count, cache_read: count,
-        cache_write_5m: count, cache_write_1h: count, output: count, transcript: { type: 'string' },
+        cache_write_5m: count, cache_write_1h: count, output: count, transcript: { type: 'string' }, shared: { type: 'boolean' },
       },
       required: ['calls'],
     },

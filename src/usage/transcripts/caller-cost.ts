@@ -11,7 +11,14 @@ import { projectsRoot, transcriptFiles } from './transcript-files.js';
 import { scanTranscript, type CallerTokens, type TranscriptScan } from './transcript-turns.js';
 
 export type CallerCost =
-  | { readonly model: string; readonly turns: number; readonly tokens: CallerTokens; readonly transcript: string }
+  | {
+      readonly model: string;
+      readonly turns: number;
+      readonly tokens: CallerTokens;
+      readonly transcript: string;
+      /** Some of its turns were shared with other calls or jobs: its part of them is an even split (caller-turns.ts). */
+      readonly shared: boolean;
+    }
   | { readonly unknown: string };
 
 export interface ResolvedCallerCost {
@@ -63,12 +70,12 @@ export function unmeasurable(calls: readonly CallerEntry[], ended: boolean): Res
   return undefined;
 }
 
-/** `calls`: the job's caller.jsonl call lines; `endedAt`: when the job ended, if it has. */
-export async function resolveCallerCost(calls: readonly CallerEntry[], endedAt: string | undefined, reader: TranscriptReader, now: Date): Promise<ResolvedCallerCost> {
+/** `calls`: job `job`'s caller.jsonl call lines; `endedAt`: when the job ended, if it has. */
+export async function resolveCallerCost(job: string, calls: readonly CallerEntry[], endedAt: string | undefined, reader: TranscriptReader, now: Date): Promise<ResolvedCallerCost> {
   const settled = endedAt !== undefined && now.getTime() - Date.parse(endedAt) > SETTLE_MS;
   const without = unmeasurable(calls, endedAt !== undefined);
   if (without !== undefined) return without;
-  const ids = calls.flatMap((c) => (c.tool_use_id === undefined ? [] : [c.tool_use_id]));
+  const jobCalls = calls.flatMap((c) => (c.tool_use_id === undefined ? [] : [{ toolUseId: c.tool_use_id, ...(c.jobs === undefined ? {} : { jobs: c.jobs }) }]));
   const cwd = calls.find((c) => c.caller_cwd !== undefined)?.caller_cwd ?? '';
   const found = await transcriptFiles(reader.root, cwd);
   if (found.none !== undefined) return unknown(found.none, settled);
@@ -81,15 +88,21 @@ export async function resolveCallerCost(calls: readonly CallerEntry[], endedAt: 
     if ('turns' in scan) scans.push(scan);
     else skipped.push(scan.skipped);
   }
-  const turns = attributedTurns(scans, ids);
+  const turns = attributedTurns(scans, jobCalls, job);
   if (turns === undefined) {
     const also = skipped.length === 0 ? '' : `; skipped: ${skipped.join('; ')}`;
     return unknown(`the job's calls are in none of the ${scans.length} newest transcripts in ${found.folder ?? reader.root}${also}`, settled);
   }
-  const billed = turns.turns.filter((t) => t.model !== SYNTHETIC);
+  const billed = turns.shares.filter((t) => t.model !== SYNTHETIC);
   const models = [...new Set(billed.map((t) => t.model))];
   if (models.length > 1) return unknown(`the caller's turns for this job ran on several models (${models.join(', ')})`, turns.complete && endedAt !== undefined);
-  const cost = { model: models[0] ?? '(none)', turns: billed.length, tokens: billed.map((t) => t.tokens).reduce(sum, ZERO), transcript: turns.file };
+  const cost = {
+    model: models[0] ?? '(none)',
+    turns: billed.reduce((n, t) => n + t.turns, 0),
+    tokens: billed.map((t) => t.tokens).reduce(sum, ZERO),
+    transcript: turns.file,
+    shared: billed.some((t) => t.shared),
+  };
   return { cost, final: (turns.complete && endedAt !== undefined) || settled };
 }
 
@@ -100,7 +113,7 @@ export function costOfLine(line: CallerCostLine | undefined, calls: readonly Cal
   if (c.unknown !== undefined) return { unknown: c.unknown };
   const n = (x: number | undefined): number => x ?? 0;
   const tokens = { input: n(c.input), cacheRead: n(c.cache_read), cacheWrite5m: n(c.cache_write_5m), cacheWrite1h: n(c.cache_write_1h), output: n(c.output) };
-  return { model: c.model ?? '(none)', turns: n(c.turns), tokens, transcript: c.transcript ?? '' };
+  return { model: c.model ?? '(none)', turns: n(c.turns), tokens, transcript: c.transcript ?? '', shared: c.shared === true };
 }
 
 /** The line that keeps a final cost, covering `calls` calls. */
@@ -111,7 +124,7 @@ export function lineOfCost(cost: CallerCost, calls: number, now: Date): CallerCo
     t: now.toISOString(),
     caller_cost: {
       calls, model: cost.model, turns: cost.turns, input: t.input, cache_read: t.cacheRead, cache_write_5m: t.cacheWrite5m,
-      cache_write_1h: t.cacheWrite1h, output: t.output, transcript: cost.transcript,
+      cache_write_1h: t.cacheWrite1h, output: t.output, transcript: cost.transcript, ...(cost.shared ? { shared: true } : {}),
     },
   };
 }

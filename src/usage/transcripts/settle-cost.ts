@@ -13,7 +13,7 @@ import { lineOfCost, resolveCallerCost, type TranscriptReader } from './caller-c
 export async function withCallerCost(job: JobUsage, record: JobRecord, store: Pick<JobStore, 'root' | 'paths'>, reader: TranscriptReader, now: Date): Promise<JobUsage> {
   if (job.caller.settled || job.caller.cost !== undefined) return job;
   const calls = await readCallerCalls(store.paths(record.id).caller);
-  const resolved = await resolveCallerCost(calls, record.finished_at, reader, now);
+  const resolved = await resolveCallerCost(record.id, calls, record.finished_at, reader, now);
   if (resolved.final) {
     // Only a cache of what the transcript says: a folder that refuses it costs the next report a lookup.
     await appendCallerEntry(store, record.id, lineOfCost(resolved.cost, calls.length, now)).catch(() => undefined);
