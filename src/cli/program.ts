@@ -11,6 +11,7 @@ import { Command, Option, type CommanderError } from 'commander';
 import { BadArgumentError } from '../errors.js';
 import { HTTP_TOKEN_ENV, TRANSPORTS, type ServeOptions } from './commands/serve-options.js';
 import type { CliContext, GlobalOptions } from './context.js';
+import { holdStdio } from '../mcp/tasks/stdio-hold.js';
 import { print, printJson } from './output.js';
 
 export type { CliContext } from './context.js';
@@ -48,6 +49,11 @@ Commands to try:
 
 To add it to Claude Code: claude mcp add --scope user localagents -- localagents
 (\`localagents mcp\` runs the server here anyway.)`;
+}
+
+/** Claude Code's server/discover probe is answered while the server loads (src/mcp/tasks/stdio-hold.ts). */
+async function holdStdioFor(ctx: CliContext, opts: ServeOptions): Promise<void> {
+  if (opts.transport === 'stdio') await holdStdio(ctx.version);
 }
 
 type Register = (program: Command, ctx: CliContext) => void;
@@ -134,6 +140,7 @@ Examples:
         print(intro());
         return;
       }
+      await holdStdioFor(ctx, opts);
       const { serve } = await import('./commands/serve.js');
       return serve(ctx, opts);
     });
@@ -141,7 +148,10 @@ Examples:
   program
     .command('mcp')
     .description('run the MCP server (the default when no command is given)')
-    .action(async () => (await import('./commands/serve.js')).serve(ctx, program.opts<ServeOptions>()));
+    .action(async () => {
+      await holdStdioFor(ctx, program.opts<ServeOptions>());
+      return (await import('./commands/serve.js')).serve(ctx, program.opts<ServeOptions>());
+    });
 
   program
     .command('models')

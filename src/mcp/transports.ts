@@ -11,6 +11,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DualEraTransport } from './tasks/dual-era.js';
 import type { ModernEndpoint } from './tasks/modern-endpoint.js';
+import { takeStdio } from './tasks/stdio-hold.js';
 import { isModern } from './tasks/wire.js';
 import { errorMessage } from '../errors.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -19,11 +20,13 @@ import { answerUnparsable, isRefusal, parseRequestTarget, presentedToken, type R
 
 /** Resolves when the client closes stdin (the caller's Claude Code exited). */
 export async function serveStdio(server: McpServer, modern?: ModernEndpoint): Promise<void> {
-  const stdio = new StdioServerTransport();
+  // Past what the stdio hold already answered (Claude Code's server/discover probe, while this loaded).
+  const input = takeStdio();
+  const stdio = new StdioServerTransport(input, process.stdout);
   const transport = modern === undefined ? stdio : new DualEraTransport(stdio, modern, 'stdio');
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
+    input.once('end', () => resolve());
   });
   await server.connect(transport);
   await closed;
@@ -79,14 +82,24 @@ function refuse(res: ServerResponse, refusal: Refusal): void {
 
 const isModernBody = (body: unknown): body is JSONRPCMessage => typeof body === 'object' && body !== null && !Array.isArray(body) && isModern(body as JSONRPCMessage);
 
-/** One 2026-07-28 message, answered as JSON (progress is not streamed here: a task carries the long calls). */
-async function answerModern(res: ServerResponse, modern: ModernEndpoint, body: JSONRPCMessage): Promise<void> {
-  const reply = await modern.handle(body, 'http');
-  if (reply === undefined) {
-    res.writeHead(202).end();
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+/**
+ * One 2026-07-28 message, answered as JSON; a request whose progress comes before its answer (a blocking
+ * run_agent: print mode asks for no task) gets both on one event stream when the client takes one, so a person
+ * watching sees the job move and no idle timeout fires.
+ */
+async function answerModern(req: IncomingMessage, res: ServerResponse, modern: ModernEndpoint, body: JSONRPCMessage): Promise<void> {
+  const event = (m: JSONRPCMessage): void => {
+    if (res.writableEnded || res.destroyed) return; // the client went away; the job runs on
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+  };
+  const streams = String(req.headers.accept ?? '').includes('text/event-stream');
+  const reply = await modern.handle(body, 'http', streams ? event : undefined);
+  if (res.headersSent) {
+    if (reply !== undefined) event(reply);
+    res.end();
+  } else if (reply === undefined) res.writeHead(202).end();
+  else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
 }
 
 export interface HttpOptions {
@@ -129,7 +142,7 @@ export async function serveHttp(makeServer: () => McpServer, options: HttpOption
         const body = req.method === 'POST' ? await readJson(req) : undefined;
         const sessionId = req.headers['mcp-session-id'];
         if (options.modern !== undefined && sessionId === undefined && req.method === 'POST' && isModernBody(body)) {
-          await answerModern(res, options.modern, body);
+          await answerModern(req, res, options.modern, body);
           return;
         }
         let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;

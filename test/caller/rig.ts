@@ -10,8 +10,8 @@
  *
  * - `startCallerRig(options)`: a throwaway git repository (the caller's project, `rig.dirs.repo`), a job simulator
  *   (`rig.jobSim`, llama.cpp flavour, `jobSlots` slots, `jobScript`), a caller simulator (`rig.callerSim`), a
- *   models.yaml naming the job simulator, and an MCP config that starts the built server (`dist/main.cjs --config`).
- *   Run `npm run build` first. Claude Code gets a temporary HOME and CLAUDE_CONFIG_DIR, `--strict-mcp-config`.
+ *   models.yaml naming the job simulator, and an MCP config that starts the built server (`dist/main.cjs --config`,
+ *   or `serverBin`). Run `npm run build` first. Claude Code gets a temporary HOME and CLAUDE_CONFIG_DIR, `--strict-mcp-config`.
  * - `rig.runCaller(prompt, script, options?)`: runs `claude -p` once; `script` answers the caller's requests (a
  *   simulator `Script`; tool names are `la('run_agent')` …). Every caller turn reports the `usage` in `CALLER_USAGE`
  *   (known figures). Resolves when Claude Code exits, with:
@@ -45,6 +45,8 @@ export interface CallerRigOptions {
   readonly jobSlots?: number;
   /** Extra env for the caller's Claude Code (e.g. MCP_TOOL_TIMEOUT). */
   readonly callerEnv?: Record<string, string>;
+  /** The localagents to attach: this checkout's dist/main.cjs, or another build's (bench part 10's "before"). */
+  readonly serverBin?: string;
 }
 
 export interface CallerRun {
@@ -127,7 +129,7 @@ export async function startCallerRig(options: CallerRigOptions = {}): Promise<Ca
   mkdirSync(home, { recursive: true });
   const mcpConfig = join(dirs.root, 'mcp.json');
   const serverEnv = { LOCALAGENTS_STATE_DIR: dirs.state, LOCALAGENTS_LOG: 'warn' };
-  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER_NAME]: { command: process.execPath, args: [BIN, '--config', dirs.config], env: serverEnv } } }));
+  writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { [SERVER_NAME]: { command: process.execPath, args: [options.serverBin ?? BIN, '--config', dirs.config], env: serverEnv } } }));
   const env = claudeEnv(callerSim.url, home, join(home, '.claude'), callerSim.modelId, {
     // The scripted model calls our tools on its first turn: they must be listed then, not behind ToolSearch.
     MCP_CONNECTION_NONBLOCKING: 'false',

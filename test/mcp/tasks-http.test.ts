@@ -1,7 +1,7 @@
 /**
  * MCP 2026-07-28 tasks over streamable HTTP (the built server, `--transport http`): each request a POST of
  * its own, no session. A task lives across requests; a task id made on stdio means nothing here; the
- * official 2025-11-25 client still gets its session.
+ * official 2025-11-25 client still gets its session. A blocking call streams its progress before its answer.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../sim/index.js';
 import { BIN, makeDirs, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
 import { until } from '../helpers/processes.js';
-import { modernHttp, modernStdio, type ModernClient } from './tasks-client.js';
+import { meta, modernHttp, modernStdio, type ModernClient } from './tasks-client.js';
 
 const TOKEN = 'tasks-http-test-token-0123456789abcdef';
 let dirs: E2EDirs;
@@ -78,6 +78,37 @@ describe('MCP tasks over HTTP (2026-07-28)', () => {
     const stranger = modernHttp(url, 'not-the-token-0123456789abcdef-0123');
     await expect(stranger.request('server/discover')).resolves.toMatchObject({ error: { code: -32001 } });
   });
+
+  it('streams the progress of a blocking call (no task asked, as print mode) before its answer, on one event stream', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    sim.setScript(async () => {
+      await gate;
+      return { text: 'Held, then done.' };
+    });
+    const events: Array<{ method?: string; params?: { message?: string }; result?: { structuredContent?: { status?: string } } }> = [];
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_agent', arguments: { task: 'Wait for the gate.' }, _meta: { ...meta(false), progressToken: 'p7' } } }),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    let text = '';
+    for await (const chunk of response.body!) {
+      text += Buffer.from(chunk).toString('utf8');
+      const blocks = text.split('\n\n');
+      text = blocks.pop()!;
+      for (const block of blocks) events.push(JSON.parse(/^data: (.*)$/m.exec(block)![1]!) as (typeof events)[number]);
+      // The job is held until its progress has reached us: the progress comes while it runs, not with the answer.
+      if (events.some((e) => e.method === 'notifications/progress')) release();
+    }
+    const progress = events.filter((e) => e.method === 'notifications/progress');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]!.params).toMatchObject({ progressToken: 'p7' });
+    expect(progress[0]!.params?.message).toMatch(/: running/);
+    expect(events.at(-1)).toMatchObject({ id: 7, result: { resultType: 'complete', structuredContent: { status: 'succeeded', result: 'Held, then done.' } } });
+    sim.setScript([{ text: 'Over HTTP.' }]);
+  }, 150_000);
 
   it('still gives the official 2025-11-25 client its session', async () => {
     const client = new Client({ name: 'legacy', version: '1' });

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { bundledClaudePath } from '../../src/jobs/claude/claude-binary.js';
-import { BUNDLE, bundleText } from '../../scripts/bundle.mjs';
+import { bundleTexts } from '../../scripts/bundle.mjs';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -59,7 +59,7 @@ describe('Claude Code plugin', () => {
   it('starts the MCP server from the plugin folder alone: no node_modules, no dist/', async () => {
     const checkout = mkdtempSync(join(tmpdir(), 'la-checkout-'));
     mkdirSync(join(checkout, 'plugin'));
-    for (const file of ['plugin/start-mcp.mjs', 'plugin/localagents.mjs', 'package.json']) copyFileSync(join(REPO_ROOT, file), join(checkout, file));
+    for (const file of ['plugin/start-mcp.mjs', 'plugin/stdio-hold.mjs', 'plugin/localagents.mjs', 'package.json']) copyFileSync(join(REPO_ROOT, file), join(checkout, file));
     const tools = await toolsFromLauncher(join(checkout, 'plugin', 'start-mcp.mjs'));
     expect(tools).toEqual(expect.arrayContaining(['list_models', 'run_agent', 'wait_job', 'jobs']));
   }, 60_000);
@@ -74,9 +74,9 @@ describe('Claude Code plugin', () => {
   });
 
   it('ships a bundle built from the current src/ (npm run bundle)', async () => {
-    const fresh = await bundleText();
-    const committed = readFileSync(BUNDLE, 'utf8');
-    // Compared by equality, not printed: the bundle is megabytes.
-    expect(committed === fresh, 'plugin/localagents.mjs is stale: run npm run bundle and commit it').toBe(true);
+    for (const [file, fresh] of Object.entries(await bundleTexts())) {
+      // Compared by equality, not printed: the bundle is megabytes.
+      expect(readFileSync(file, 'utf8') === fresh, `${file} is stale: run npm run bundle and commit it`).toBe(true);
+    }
   }, 60_000);
 });

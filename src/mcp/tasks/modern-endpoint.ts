@@ -7,7 +7,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { InnerServer } from './inner-server.js';
 import type { TaskBoard } from './task-board.js';
 import type { Channel } from './task-ids.js';
-import { declaresTasks, failure, INVALID_PARAMS, isRequest, LEGACY_VERSION, missingTasks, MODERN_VERSION, modernResult, result, TASKS_EXTENSION, unsupportedVersion, versionOf, type Request } from './wire.js';
+import { discoverAnswer } from './discovery.js';
+import { declaresTasks, failure, INVALID_PARAMS, isRequest, missingTasks, MODERN_VERSION, modernResult, result, unsupportedVersion, versionOf, type Request } from './wire.js';
 
 export interface ModernEndpoint {
   /** The answer to a 2026-07-28 message (undefined for a notification); `notify` carries a forwarded call's progress. */
@@ -15,23 +16,10 @@ export interface ModernEndpoint {
   close(): Promise<void>;
 }
 
-export interface ModernOptions {
-  readonly name: string;
-  readonly version: string;
-  readonly instructions: string;
-}
-
 const NOT_FOUND = 'Failed to retrieve task: Task not found';
 
-export function createModernEndpoint(inner: InnerServer, board: TaskBoard, options: ModernOptions): ModernEndpoint {
-  const discover = (id: Request['id']): JSONRPCMessage =>
-    result(id, {
-      supportedVersions: [MODERN_VERSION, LEGACY_VERSION],
-      capabilities: { tools: {}, extensions: { [TASKS_EXTENSION]: {} } },
-      instructions: options.instructions,
-      _meta: { 'io.modelcontextprotocol/serverInfo': { name: options.name, version: options.version } },
-    });
-
+/** `version`: the server's, as server/discover says it. */
+export function createModernEndpoint(inner: InnerServer, board: TaskBoard, version: string): ModernEndpoint {
   const tasksMethod = async (request: Request, channel: Channel): Promise<JSONRPCMessage> => {
     if (!declaresTasks(request)) return missingTasks(request.id);
     const taskId = request.params?.taskId;
@@ -54,7 +42,7 @@ export function createModernEndpoint(inner: InnerServer, board: TaskBoard, optio
   return {
     async handle(message, channel, notify) {
       if (!isRequest(message)) return undefined;
-      if (message.method === 'server/discover') return discover(message.id);
+      if (message.method === 'server/discover') return discoverAnswer(message.id, version);
       if (versionOf(message) !== MODERN_VERSION) return unsupportedVersion(message.id, versionOf(message));
       if (message.method.startsWith('tasks/')) return tasksMethod(message, channel);
       if (message.method === 'tools/call' && declaresTasks(message)) {
