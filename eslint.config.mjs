@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'plugin/localagents.mjs', 'node_modules/**', 'coverage/**', 'test-output/**', 'scratch/**'] },
+  { ignores: ['dist/**', 'plugin/localagents.mjs', 'plugin/stdio-hold.mjs', 'node_modules/**', 'coverage/**', 'test-output/**', 'scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,7 @@
 /**
  * Part 10: what one delegation costs the caller. The real Claude Code is the caller, its model scripted to follow
  * the tools' defaults; the job simulator paces jobs of 1, 5 and 20 minutes (times BENCH_SCALE; the quick mode,
- * BENCH_SCALE under 0.5, leaves the 20-minute job out: it shows the part runs, and the 20-minute row would hold CI
+ * BENCH_SCALE under 0.25, leaves the 20-minute job out: it shows the part runs, and the 20-minute row would hold CI
  * for four minutes more).
  * - Before: the real old build, 9b6f45b (the main before issue 37), in BENCH_BEFORE_DIR (a checkout of it after
  *   `npm ci`, which builds it): its run_agent answers at once (wait_s defaults to 0), then wait_job polls, each
@@ -19,7 +19,7 @@ import type { PartResult } from '../lib/report.js';
 import { interactiveDelegation } from './caller-pty.js';
 
 const MINUTES = [1, 5, 20];
-const minutesAt = (scale: number): readonly number[] => (scale < 0.5 ? MINUTES.slice(0, 2) : MINUTES);
+const minutesAt = (scale: number): readonly number[] => (scale < 0.25 ? MINUTES.slice(0, 2) : MINUTES);
 /** The commit the before rows run: main before issue 37's round. */
 const BEFORE_COMMIT = '9b6f45b';
 /** A job turn takes at most this long: the job moves (turns, tool calls) as a real one would. */

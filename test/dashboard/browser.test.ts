@@ -7,20 +7,17 @@
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
+import type { DashboardHandle } from '../../src/dashboard/server.js';
 import type { JobRecord, JobStatus } from '../../src/jobs/record/job-record.js';
-import { silentLogger } from '../../src/log.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { makeTestApp, type TestApp } from './dashboard-app.js';
+import { makeTestApp, openInChromium, type TestApp } from './dashboard-app.js';
 import { makeRecord, seedJob, sessionRequests, type RequestSpec } from './fixtures.js';
-import { findChromium } from '../helpers/find-chromium.js';
 import { MODEL_WORDS } from '../helpers/model-words.js';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const OUT = join(REPO_ROOT, 'test-output');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const FEATURED_REQUESTS = 30;
 const OTHER_JOBS = 130;
 const TOTAL_JOBS = OTHER_JOBS + 5;
@@ -159,10 +156,7 @@ describe('dashboard in Chromium', () => {
       }),
       sessionRequests(FEATURED_REQUESTS, { missAt: 19 }),
     );
-    dash = await startDashboard(t.app, { log: silentLogger });
-    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS });
-    // A set locale: the packaged build takes en-US@posix from LANG=C, which Intl rejects.
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    ({ dash, browser, page } = await openInChromium(t.app));
     mkdirSync(OUT, { recursive: true });
   }, 60_000);
 

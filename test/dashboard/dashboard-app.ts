@@ -5,8 +5,11 @@
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { createApp, type App } from '../../src/app.js';
+import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
 import { silentLogger } from '../../src/log.js';
+import { findChromium } from '../helpers/find-chromium.js';
 import { makeRepo } from '../helpers/git-repo.js';
 
 export interface TestApp {
@@ -31,4 +34,15 @@ export function makeTestApp(endpointsYaml: string): TestApp {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, CLAUDE_CONFIG_DIR: join(root, 'claude'), LOCALAGENTS_LOG: 'warn' };
   const app = createApp({ configPath: config, cwd: repo, env, log: silentLogger, stateDir: join(root, 'state') });
   return { app, root, repo };
+}
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** The app's dashboard, open in a real headless Chromium at 1280×900. */
+export async function openInChromium(app: App): Promise<{ dash: DashboardHandle; browser: Browser; page: Page }> {
+  const dash = await startDashboard(app, { log: silentLogger });
+  const browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS });
+  // A set locale: the packaged build takes en-US@posix from LANG=C, which Intl rejects.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  return { dash, browser, page };
 }

@@ -6,16 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
-import { silentLogger } from '../../src/log.js';
-import { findChromium } from '../helpers/find-chromium.js';
+import type { DashboardHandle } from '../../src/dashboard/server.js';
 import { startSimulator, type Simulator } from '../sim/index.js';
-import { makeTestApp, type TestApp } from './dashboard-app.js';
+import { makeTestApp, openInChromium, type TestApp } from './dashboard-app.js';
 
 const OUT = join(resolve(import.meta.dirname, '..', '..'), 'test-output');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('dashboard: a router endpoint in Chromium', () => {
   let sim: Simulator;
@@ -27,9 +24,7 @@ describe('dashboard: a router endpoint in Chromium', () => {
   beforeAll(async () => {
     sim = await startSimulator({ flavor: 'llama.cpp', router: { models: [{ id: 'coder', loaded: true }, { id: 'writer', parallel: 2 }], modelsMax: 1, ctxSize: 65_536, parallel: 1 } });
     t = makeTestApp(`  gpu-box:\n    base_url: ${sim.url}\n`);
-    dash = await startDashboard(t.app, { log: silentLogger });
-    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    ({ dash, browser, page } = await openInChromium(t.app));
   }, 60_000);
 
   afterAll(async () => {

@@ -10,19 +10,16 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDashboard, type DashboardHandle } from '../../src/dashboard/server.js';
+import type { DashboardHandle } from '../../src/dashboard/server.js';
 import type { JobStatus } from '../../src/jobs/record/job-record.js';
-import { silentLogger } from '../../src/log.js';
 import { runCli } from '../cli/cli-process.js';
 import { BIN } from '../e2e/harness.js';
-import { findChromium } from '../helpers/find-chromium.js';
-import { makeTestApp, type TestApp } from './dashboard-app.js';
+import { makeTestApp, openInChromium, type TestApp } from './dashboard-app.js';
 import { makeRecord, seedJob, sessionRequests } from './fixtures.js';
 
 const DOCS = resolve(import.meta.dirname, '..', '..', 'docs');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const DAY = 86_400_000;
 
 describe('dashboard usage view in Chromium', () => {
@@ -48,9 +45,7 @@ describe('dashboard usage view in Chromium', () => {
       appendFileSync(t.app.store.paths(record.id).caller, `${JSON.stringify({ t: record.created_at, tool: 'wait_job', args_bytes: 60, result_bytes: 3100 + 10 * i })}\n`);
       ids.push(record.id);
     }
-    dash = await startDashboard(t.app, { log: silentLogger });
-    browser = await chromium.launch({ executablePath: await findChromium(), args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+    ({ dash, browser, page } = await openInChromium(t.app));
   }, 60_000);
 
   afterAll(async () => {

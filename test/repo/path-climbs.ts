@@ -17,11 +17,13 @@
  *   citation. Markdown link targets and code fences in JS/TS are read from the
  *   file's folder, as renderers and readers do;
  * - anywhere, an absolute path into the folder that holds the checkout that names something there (a made-up
- *   path in a test, such as /tmp/la-repo-…, does not: where a clone lives must not decide whether it passes).
+ *   path in a test, such as /tmp/la-repo-…, does not, nor one that exists by chance in the shared temp folder:
+ *   where a clone lives, and what else sits there, must not decide whether it passes).
  * Paths built from values known only at run time (a user's worktree, a temp
  * directory) are not the repository's and are left alone.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -41,6 +43,9 @@ export interface RepoPlace {
 export function repoPlace(root: string): RepoPlace {
   return { root, parent: path.dirname(root) };
 }
+
+/** The system's temp folder, as named and as resolved. */
+const SHARED_TEMP = new Set([tmpdir(), realpathSync(tmpdir()), '/tmp']);
 
 const CODE_FILE = /\.(?:[cm]?[jt]s|tsx)$/;
 const PROSE_PATH = /(?:^|[\s`'"([<,;:=])((?:\.\.\/)+[\w.@-][\w.@/-]*)/g;
@@ -82,7 +87,9 @@ function namesSomethingThere(place: RepoPlace, token: string): boolean {
   const beside = own.slice(place.parent.length + 1).split('/')[0] ?? '';
   if (beside === '' || beside === '.' || beside === '..') return false;
   if (beside === path.basename(place.root)) return own.length > place.root.length + 1 && existsSync(own);
-  return existsSync(path.join(place.parent, beside));
+  // The shared temp folder holds whatever other programs left (an earlier clone at /tmp/x): there, a path that
+  // exists is chance, not something the checkout relies on.
+  return !SHARED_TEMP.has(place.parent) && existsSync(path.join(place.parent, beside));
 }
 
 /** Absolute paths under the checkout's folder: the only climbs that depend on where the checkout sits. */

@@ -80,6 +80,17 @@ describe('absolute paths: what is beside the checkout, not made-up paths that ha
   it('a made-up path in the same folder is not (a fixture /tmp/la-repo-… read in a clone at /tmp/x)', () => {
     expect(climbsIn(`const cwd = '${parent}/la-repo-dlHJS8'; const c = '${parent}/repo-other/x';`)).toEqual([]);
   });
+  // The CI machine's /tmp held /tmp/x (an earlier clone) and failed a clone at /tmp/localagents-… on the made-up
+  // cwd '/tmp/x' of a record test: what other programs left in the shared temp folder is not beside the checkout.
+  it('a made-up path that happens to exist in the shared temp folder is not, when the checkout sits straight in it', () => {
+    const there = mkdtempSync(path.join(tmpdir(), 'la-other-program-'));
+    const clone = repoPlace(path.join(tmpdir(), 'localagents-clone'));
+    try {
+      expect(findClimbs(clone, 'test/a.test.ts', `const cwd = '${there}';`)).toEqual([]);
+    } finally {
+      rmSync(there, { recursive: true, force: true });
+    }
+  });
   afterAll(() => rmSync(parent, { recursive: true, force: true }));
 });
 

@@ -39,7 +39,7 @@ export interface AttributedTurns {
 const serverPrefix = (name: string): string | undefined => /^(mcp__.+?__)[^_]/.exec(name)?.[1];
 
 /** Part `i` of `n` of a whole number, so the n parts are whole and add up to it exactly. */
-export const part = (whole: number, i: number, n: number): number => Math.floor((whole * (i + 1)) / n) - Math.floor((whole * i) / n);
+const part = (whole: number, i: number, n: number): number => Math.floor((whole * (i + 1)) / n) - Math.floor((whole * i) / n);
 
 /** The job's share of `turn`: `slots` of its `n` equal slots, each slot split again among `of` jobs at `index`. */
 function shareOf(turn: CallerTurn, slots: readonly { slot: number; index: number; of: number }[], n: number): TurnShare {
