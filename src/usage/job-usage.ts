@@ -61,6 +61,9 @@ export interface JobUsage {
   readonly halfWritten: boolean;
 }
 
+/** The caller's model of a job with a measured caller cost, else '' (its sums are kept apart, never priced). */
+export const callerModelOf = (job: JobUsage): string => (job.caller.cost !== undefined && 'model' in job.caller.cost ? job.caller.cost.model : '');
+
 /** A job whose logs had lines that could not be read (not counted in the sums). */
 export interface UnreadableLog {
   readonly id: string;

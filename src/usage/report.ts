@@ -14,7 +14,8 @@ import { jobIdStamp } from '../jobs/record/job-id.js';
 import { FINISHED } from '../jobs/record/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/record/job-store.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
-import { appendSummary, readStoredMonth } from './summary-store.js';
+import { cellsOf, monthDigest, readMonthCells, writeMonthCells, type Cell } from './month-cells.js';
+import { appendSummary, readMonthBytes, readStoredMonth } from './summary-store.js';
 import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
 import type { TranscriptReader } from './transcripts/caller-cost.js';
 import { withCallerCost } from './transcripts/settle-cost.js';
@@ -77,12 +78,22 @@ export interface CallerLookup {
   readonly now: Date;
 }
 
+/** Where a report's jobs go: one at a time, or (for any grouping but by job) a settled month's cells at once. */
+export interface UsageSink {
+  job(job: JobUsage): void;
+  cell?(cell: Cell): void;
+}
+
+const cellInWindow = (cell: Cell, window: UsageWindow): boolean =>
+  (window.since === undefined || cell.start >= window.since.getTime()) && (window.until === undefined || cell.end <= window.until.getTime());
+
 /**
- * Calls `add` for every job in the window, a month at a time; returns what could not be read. A settled job
+ * Gives `sink` every job in the window, a month at a time; returns what could not be read. A settled job
  * (finished, off the slot board, no fate git may still find in the last 30 days) comes from its summary when the
- * store has a usable one, and gets one otherwise.
+ * store has a usable one, and gets one otherwise. A month whose jobs all came from summaries gets its cells,
+ * and a sink that takes cells is given those while they hold (month-cells.ts).
  */
-export async function forEachJobUsage(store: JobStore, window: UsageWindow, add: (job: JobUsage) => void, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
+export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink: UsageSink, lookup?: CallerLookup): Promise<{ damaged: DamagedRecord[]; unreadable: UnreadableLog[] }> {
   const stateDir = dirname(store.root);
   const live = new Set((await createSlotBoard(stateDir).read()).tickets.map((t) => t.job));
   const { from, to } = idBounds(window);
@@ -93,17 +104,35 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, add:
   const deliver = (job: JobUsage): void => {
     if (!inWindow(job.createdAt, window)) return;
     if (job.unreadableLines > 0 || job.halfWritten) unreadable.push({ id: job.id, lines: job.unreadableLines, halfWritten: job.halfWritten });
-    add(job);
+    sink.job(job);
   };
   for (const month of byMonth(ids)) {
     // Read before any job file of the month: a summary made from those files is true as of this size.
-    const stored = readStoredMonth(stateDir, month[0] as string, from, to);
+    const bytes = readMonthBytes(stateDir, month[0] as string);
+    const digest = sink.cell === undefined || bytes === undefined || month.some((id) => live.has(id)) ? undefined : monthDigest(bytes.bytes, month);
+    const cells = digest === undefined ? undefined : await readMonthCells(stateDir, month[0] as string, digest);
+    if (cells !== undefined && sink.cell !== undefined && cells.every((c) => cellInWindow(c, window))) {
+      for (const cell of cells) {
+        unreadable.push(...cell.unreadable);
+        sink.cell(cell);
+      }
+      continue;
+    }
+    const stored = readStoredMonth(bytes, from, to);
     const toRead: { id: string; before: JobUsage | undefined }[] = [];
+    const summed: JobUsage[] = [];
     for (const id of month) {
       const job = live.has(id) ? undefined : stored.summaries.get(id);
       // A summary whose caller cost may still be measured is read again by a report that looks costs up.
       if (job === undefined || (lookup !== undefined && !job.caller.settled)) toRead.push({ id, before: job });
-      else deliver(job);
+      else {
+        summed.push(job);
+        deliver(job);
+      }
+    }
+    // Cells of the whole month, from summaries alone, for the next report (a bounded window reads only part of it).
+    if (digest !== undefined && toRead.length === 0 && from === undefined && to === undefined) {
+      await writeMonthCells(stateDir, month[0] as string, digest, cellsOf(summed)).catch(() => undefined);
     }
     await forEachLimited(toRead, READ_CONCURRENCY, async ({ id, before }) => {
       let job: JobUsage;
@@ -138,8 +167,12 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, add:
 export async function buildUsageReport(store: JobStore, settings: PriceSettings, by: Grouping, window: UsageWindow, lookup: CallerLookup): Promise<UsageReport> {
   const tally = createUsageTally(by, settings.prices);
   const models = by === 'model' ? tally : createUsageTally('model', settings.prices);
-  const add = (job: JobUsage): void => [tally, models].forEach((t) => t.add(job));
-  const { damaged, unreadable } = await forEachJobUsage(store, window, models === tally ? (job) => tally.add(job) : add, lookup);
+  const tallies = models === tally ? [tally] : [tally, models];
+  const sink: UsageSink = {
+    job: (job) => tallies.forEach((t) => t.add(job)),
+    ...(by === 'job' ? {} : { cell: (cell: Cell) => tallies.forEach((t) => t.addCell(cell)) }),
+  };
+  const { damaged, unreadable } = await forEachJobUsage(store, window, sink, lookup);
   return {
     keptByModel: models.rows().map((r) => ({ model: r.key, ...r.outcomes })),
     by,

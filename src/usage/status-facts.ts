@@ -37,7 +37,7 @@ export async function statusFacts(stateDir: string, store: JobStore, projectDir:
   const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
   // No lookup in transcripts here: the line only reads what reports have put on file.
   const tally = createUsageTally('day', settings.prices);
-  await forEachJobUsage(store, { since: midnight }, (job) => tally.add(job));
+  await forEachJobUsage(store, { since: midnight }, { job: (job) => tally.add(job) });
   const total = tally.total();
   return {
     running: count(true),

@@ -5,6 +5,7 @@
  * - a fact known later (caller.jsonl grows, an outcome) appends `["<id>","changed"]` (jobs/record/settled-change.ts);
  * - a summary counts unless a change line of its job lies at or past its `as_of`; else, damaged or missing, the job's files are read;
  * - one write a line (processes never interleave), 0600, at most the file's last 64 MB read: the lines before that are older.
+ * A month whose jobs all came from summaries is summed by cell as well (month-cells.ts).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { appendPrivateLine } from '../coord/private-files.js';
@@ -28,8 +29,17 @@ export interface StoredMonth {
   readonly summaries: ReadonlyMap<string, JobUsage>;
 }
 
+/** A month file's bytes: up to its last {@link MAX_READ_BYTES}, and where they start. */
+export interface MonthBytes {
+  readonly bytes: Buffer;
+  readonly start: number;
+}
+
+/** The month file of `monthId`'s month, as far as it is read; undefined when none is there. */
+export const readMonthBytes = (stateDir: string, monthId: string): MonthBytes | undefined => readTail(usageMonthFile(stateDir, monthId));
+
 /** Up to the last {@link MAX_READ_BYTES} of a regular file, and where they start; undefined when none is there. */
-function readTail(path: string): { bytes: Buffer; start: number } | undefined {
+function readTail(path: string): MonthBytes | undefined {
   let fd;
   try {
     fd = openSync(path, STATE_FILE_FLAGS);
@@ -50,12 +60,11 @@ function readTail(path: string): { bytes: Buffer; start: number } | undefined {
 }
 
 /**
- * The month file of `monthId`'s month, read for the jobs with ids in [from, to) (undefined: no bound): lines of
+ * A month file's bytes, read for the jobs with ids in [from, to) (undefined: no bound): lines of
  * other ids are not parsed (a status line reads today's of a month). Any line that is not a summary (a change
  * line, or one damaged) counts as a change of every job it names.
  */
-export function readStoredMonth(stateDir: string, monthId: string, from?: string, to?: string): StoredMonth {
-  const found = readTail(usageMonthFile(stateDir, monthId));
+export function readStoredMonth(found: MonthBytes | undefined, from?: string, to?: string): StoredMonth {
   if (found === undefined) return { size: 0, summaries: new Map() };
   const { bytes, start } = found;
   const latest = new Map<string, { job: JobUsage; asOf: number }>();

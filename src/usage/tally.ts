@@ -5,7 +5,9 @@
  */
 import { pricesOf, type ModelPrices } from '../config/prices.js';
 import { callerCostUsd, localCostUsd } from './estimate.js';
-import type { JobUsage } from './job-usage.js';
+import { isoWeek, localDay } from './calendar.js';
+import { callerModelOf, type JobUsage } from './job-usage.js';
+import type { Cell } from './month-cells.js';
 import type { CallerTokens } from './transcripts/transcript-turns.js';
 import { addJobToSums, callerTokensOf, emptySums, mergeSums, SUM, type UsageSums } from './usage-sums.js';
 
@@ -57,45 +59,34 @@ export interface UsageRow {
   };
 }
 
-/** The caller's model of a job with a measured caller cost, else '' (its sums are kept apart, never priced). */
-export const callerModelOf = (job: JobUsage): string => (job.caller.cost !== undefined && 'model' in job.caller.cost ? job.caller.cost.model : '');
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-
-/** ISO 8601 week (`2026-W49`) of a local calendar date. */
-function isoWeek(d: Date): string {
-  const day = new Date(d.getFullYear(), d.getMonth(), d.getDate());
-  const weekday = (day.getDay() + 6) % 7; // Monday 0
-  day.setDate(day.getDate() - weekday + 3); // the Thursday of this week decides the year
-  const firstThursday = new Date(day.getFullYear(), 0, 4);
-  const week = 1 + Math.round(((day.getTime() - firstThursday.getTime()) / 86_400_000 - 3 + ((firstThursday.getDay() + 6) % 7)) / 7);
-  return `${day.getFullYear()}-W${pad(week)}`;
+/** Where a job or a cell ran: what the model, endpoint and repo groupings key on. */
+interface Placed {
+  readonly model: string;
+  readonly endpoint: string;
+  readonly repo: string;
 }
 
-/** The local calendar day of an instant, `2026-12-02`. */
-export function localDay(at: Date): string {
-  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
+/** The row of a job or cell created at `at` (its local day for the time groupings). */
+function keyOf(by: Exclude<Grouping, 'job'>, at: Date, placed: Placed): string {
+  switch (by) {
+    case 'day':
+      return localDay(at);
+    case 'week':
+      return isoWeek(at);
+    case 'month':
+      return localDay(at).slice(0, 7);
+    case 'model':
+      return placed.model;
+    case 'endpoint':
+      return placed.endpoint;
+    case 'repo':
+      return placed.repo;
+  }
 }
 
 /** The row a job belongs to: the local day, ISO week or month it was created in, where it ran, or itself. */
-export function groupKey(job: JobUsage, by: Grouping): string {
-  switch (by) {
-    case 'job':
-      return job.id;
-    case 'day':
-      return localDay(new Date(job.createdAt));
-    case 'week':
-      return isoWeek(new Date(job.createdAt));
-    case 'month':
-      return localDay(new Date(job.createdAt)).slice(0, 7);
-    case 'model':
-      return job.model;
-    case 'endpoint':
-      return job.endpoint;
-    case 'repo':
-      return job.repo;
-  }
-}
+export const groupKey = (job: JobUsage, by: Grouping): string => (by === 'job' ? job.id : keyOf(by, new Date(job.createdAt), job));
 
 /** The median of the lists' values together (an even count: the mean of the middle two): one native sort, ~2 ms for a year's 30,000. */
 export function median(lists: readonly (readonly number[])[]): number | undefined {
@@ -128,6 +119,12 @@ class RowSum {
     addJobToSums(this.sumsOf(callerModelOf(job)), job);
     (this.promptSpeeds[0] as number[]).push(...job.promptTokensPerS);
     (this.generationSpeeds[0] as number[]).push(...job.generationTokensPerS);
+  }
+
+  addCell(cell: Cell): void {
+    mergeSums(this.sumsOf(cell.callerModel), cell.sums);
+    this.promptSpeeds.push(cell.promptSpeeds);
+    this.generationSpeeds.push(cell.generationSpeeds);
   }
 
   /** Another row's jobs added: the total is its rows merged, so each job is added once. */
@@ -194,6 +191,8 @@ class RowSum {
 
 export interface UsageTally {
   add(job: JobUsage): void;
+  /** A cell of jobs summed (month-cells.ts); not for the grouping by job. */
+  addCell(cell: Cell): void;
   /** In key order (time groupings oldest first). */
   rows(): UsageRow[];
   total(): UsageRow;
@@ -203,12 +202,16 @@ export function createUsageTally(by: Grouping, prices: OwnPrices): UsageTally {
   // Time keys are fixed-width digits, where code-unit order is the locale's; it spares loading ICU's collator (~5 ms).
   const keyOrder = by === 'day' || by === 'week' || by === 'month' ? (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) : (a: string, b: string) => a.localeCompare(b);
   const groups = new Map<string, RowSum>();
+  const rowOf = (key: string): RowSum => {
+    let sum = groups.get(key);
+    if (sum === undefined) groups.set(key, (sum = new RowSum()));
+    return sum;
+  };
   return {
-    add(job) {
-      const key = groupKey(job, by);
-      let sum = groups.get(key);
-      if (sum === undefined) groups.set(key, (sum = new RowSum()));
-      sum.add(job);
+    add: (job) => rowOf(groupKey(job, by)).add(job),
+    addCell(cell) {
+      if (by === 'job') throw new Error('a cell has no job to be a row of');
+      rowOf(keyOf(by, new Date(cell.start), cell)).addCell(cell);
     },
     rows: () => [...groups.keys()].sort(keyOrder).map((key) => (groups.get(key) as RowSum).row(key, prices)),
     total: () => {

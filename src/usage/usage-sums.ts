@@ -32,6 +32,9 @@ export type UsageSums = number[];
 
 export const emptySums = (): UsageSums => new Array<number>(SUM_COUNT).fill(0);
 
+/** Whether a stored value is a row of sums: SUM_COUNT counts (GPU time may have a fraction). */
+export const isSums = (x: unknown): x is UsageSums => Array.isArray(x) && x.length === SUM_COUNT && x.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+
 /** Adds a job: written out, not through a helper, as a year's report adds 10,000 jobs mostly before V8 optimises this. */
 export function addJobToSums(s: UsageSums, job: JobUsage): void {
   const t = job.tokens;

@@ -124,6 +124,18 @@ async function report(zone: string, ...args: string[]): Promise<Row[]> {
 
 const indexDir = (): string => join(dirs.state, 'usage-index');
 const monthFiles = (): string[] => readdirSync(indexDir()).filter((n) => n.endsWith('.jsonl')).map((n) => join(indexDir(), n));
+const cellFiles = (): string[] => readdirSync(indexDir()).filter((n) => n.endsWith('.cells.json')).map((n) => join(indexDir(), n));
+
+/** Adds `n` to the requests of every cell of every month (the sums' fifth place): a report read from cells shows it. */
+function editCells(n: number): void {
+  for (const file of cellFiles()) {
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { cells: [unknown, unknown, unknown, unknown, unknown, unknown, unknown, number[]][] };
+    for (const cell of json.cells) (cell[7][4] as number) += n;
+    writeFileSync(file, JSON.stringify(json));
+  }
+}
+const requestsOf = (rows: readonly Row[]): number => rows.reduce((n, r) => n + r.requests, 0);
+const countCells = (): number => cellFiles().reduce((n, f) => n + (JSON.parse(readFileSync(f, 'utf8')) as { cells: unknown[] }).cells.length, 0);
 
 beforeEach(() => {
   dirs = makeDirs();
@@ -151,6 +163,7 @@ describe('usage from the store', () => {
     it(`--by ${by}: the report from the store is the jobs' own, medians exact`, async () => {
       expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the jobs' files
       expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the summaries
+      expect(await report('UTC', '--by', by)).toEqual(expected(by, 'UTC')); // from the months' cells
     });
   }
 
@@ -220,6 +233,59 @@ describe('usage from the store', () => {
     writeFileSync(join(indexDir(), 'job-ids.txt'), 'localagents job ids v2 0 0 0\n');
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
     expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC'));
+  });
+
+  describe("a month's cells", () => {
+    const settle = async (zone = 'UTC'): Promise<void> => {
+      await report(zone, '--by', 'day'); // the summaries
+      await report(zone, '--by', 'day'); // the cells, from the summaries alone
+      expect(cellFiles()).toHaveLength(monthFiles().length);
+    };
+
+    it('are what a report over whole months reads: an edit to them shows', async () => {
+      await settle();
+      editCells(1000);
+      const rows = await report('UTC', '--by', 'model');
+      expect(requestsOf(rows)).toBe(requestsOf(expected('model', 'UTC')) + 1000 * countCells());
+      expect(await report('UTC', '--by', 'job')).toHaveLength(jobs.length); // by job: one row a job, from the summaries
+    });
+
+    it('are not read once the month changed: an outcome, a pruned job, a new one', async () => {
+      await settle();
+      editCells(1000); // shows wherever the cells were still read
+      const cost = { calls: 0, model: 'claude-opus-5', turns: 3, input: 10, cache_read: 2000, cache_write_5m: 0, cache_write_1h: 0, output: 30, transcript: '/t.jsonl' };
+      await appendCallerEntry(createJobStore(dirs.state), jobs[10]!.id, { t: new Date().toISOString(), caller_cost: cost });
+      jobs[10]!.callerTurns = 3;
+      const gone = jobs.splice(60, 1)[0]!;
+      rmSync(join(dirs.state, 'jobs', gone.id), { recursive: true });
+      jobs.push(writeJob(new Date(jobs[100]!.at.getTime() + HOUR), 901));
+      const months = new Set([jobs[10]!, gone, jobs.at(-1)!].map((j) => j.id.slice(0, 6)));
+      const rows = await report('UTC', '--by', 'month');
+      const changed = expected('month', 'UTC');
+      // The months with a change are the jobs' own; any other month still shows the edit.
+      for (const row of rows) {
+        const want = changed.find((r) => r.key === row.key)!;
+        const touched = [...months].some((m) => row.key === `${m.slice(0, 4)}-${m.slice(4, 6)}`);
+        if (touched) expect(row).toEqual(want);
+        else expect(row.requests).toBeGreaterThan(want.requests);
+      }
+    });
+
+    it('summed in one time zone are not used in another', async () => {
+      await settle('UTC');
+      editCells(1000);
+      for (const zone of ['Asia/Kolkata', 'America/New_York']) expect(await report(zone, '--by', 'day')).toEqual(expected('day', zone));
+    });
+
+    it('are read around when damaged', async () => {
+      await settle();
+      const damage = [() => '{garbage', () => '', (t: string) => t.slice(0, t.length / 2), (t: string) => t.replace('"cells":[[', '"cells":[[1,'), (t: string) => t.replace(/"of":"[^"]*"/, '"of":"x"')];
+      for (const hurt of damage) {
+        for (const file of cellFiles()) writeFileSync(file, hurt(readFileSync(file, 'utf8')));
+        expect(await report('UTC', '--by', 'repo')).toEqual(expected('repo', 'UTC'));
+        expect(await report('UTC', '--by', 'day')).toEqual(expected('day', 'UTC')); // from the cells written again
+      }
+    }, 60_000);
   });
 
   it('a damaged month file is read around: its jobs come from their files, and get new summaries', async () => {
