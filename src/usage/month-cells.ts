@@ -1,8 +1,8 @@
 /**
  * A settled month's summaries summed by cell (local day, model, endpoint, repo, caller's model), in
  * `<state>/usage-index/2026-11.cells.json`: a report over whole months adds a few hundred cells instead of parsing
- * ten thousand lines. The cells are used only while the month file's bytes and the month's job ids are those they
- * were summed from, and this process's days start and end where theirs did; otherwise the month's summaries are
+ * ten thousand lines. The cells are used only while the month file (its identity, size and change time) and the
+ * month's job ids are those they were summed from, and this process's days start and end where theirs did; otherwise the month's summaries are
  * read, as if there were no cells.
  */
 import { createHash } from 'node:crypto';
@@ -36,8 +36,8 @@ export interface Cell {
 
 const cellsFile = (stateDir: string, monthId: string): string => join(usageIndexDir(stateDir), `${monthId.slice(0, 4)}-${monthId.slice(4, 6)}.cells.json`);
 
-/** What the cells were summed from: the month file's bytes and the month's job ids (a pruned job changes them). */
-export const monthDigest = (bytes: Uint8Array, ids: readonly string[]): string => createHash('sha256').update(bytes).update(ids.join('\n')).digest('base64');
+/** What the cells were summed from: the month file as it stood (summary-store.ts) and the month's job ids (a pruned job changes them). */
+export const monthDigest = (fileStamp: string, ids: readonly string[]): string => createHash('sha256').update(fileStamp).update(ids.join('\n')).digest('base64');
 
 /** The jobs summed by cell. */
 export function cellsOf(jobs: Iterable<JobUsage>): Cell[] {

@@ -15,7 +15,7 @@ import { FINISHED } from '../jobs/record/job-record.js';
 import { damagedRecord, forEachLimited, type DamagedRecord, type JobStore } from '../jobs/record/job-store.js';
 import { readJobUsage, type JobUsage, type UnreadableLog } from './job-usage.js';
 import { cellsOf, monthDigest, readMonthCells, writeMonthCells, type Cell } from './month-cells.js';
-import { appendSummary, readMonthBytes, readStoredMonth } from './summary-store.js';
+import { appendSummary, monthFileStamp, readMonthBytes, readStoredMonth } from './summary-store.js';
 import { createUsageTally, type Grouping, type UsageRow } from './tally.js';
 import type { TranscriptReader } from './transcripts/caller-cost.js';
 import { withCallerCost } from './transcripts/settle-cost.js';
@@ -108,8 +108,8 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
   };
   for (const month of byMonth(ids)) {
     // Read before any job file of the month: a summary made from those files is true as of this size.
-    const bytes = readMonthBytes(stateDir, month[0] as string);
-    const digest = sink.cell === undefined || bytes === undefined || month.some((id) => live.has(id)) ? undefined : monthDigest(bytes.bytes, month);
+    const stamp = sink.cell === undefined || month.some((id) => live.has(id)) ? undefined : monthFileStamp(stateDir, month[0] as string);
+    const digest = stamp === undefined ? undefined : monthDigest(stamp, month);
     const cells = digest === undefined ? undefined : await readMonthCells(stateDir, month[0] as string, digest);
     if (cells !== undefined && sink.cell !== undefined && cells.every((c) => cellInWindow(c, window))) {
       for (const cell of cells) {
@@ -118,7 +118,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       }
       continue;
     }
-    const stored = readStoredMonth(bytes, from, to);
+    const stored = readStoredMonth(readMonthBytes(stateDir, month[0] as string), from, to);
     const toRead: { id: string; before: JobUsage | undefined }[] = [];
     const summed: JobUsage[] = [];
     for (const id of month) {
@@ -174,7 +174,7 @@ export async function buildUsageReport(store: JobStore, settings: PriceSettings,
   };
   const { damaged, unreadable } = await forEachJobUsage(store, window, sink, lookup);
   return {
-    keptByModel: models.rows().map((r) => ({ model: r.key, ...r.outcomes })),
+    keptByModel: models.outcomes().map(({ key, ...outcomes }) => ({ model: key, ...outcomes })),
     by,
     window: { since: window.since?.toISOString(), until: window.until?.toISOString() },
     rows: tally.rows(),

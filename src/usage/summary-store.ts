@@ -7,7 +7,7 @@
  * - one write a line (processes never interleave), 0600, at most the file's last 64 MB read: the lines before that are older.
  * A month whose jobs all came from summaries is summed by cell as well (month-cells.ts).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { appendPrivateLine } from '../coord/private-files.js';
 import { STATE_FILE_FLAGS } from '../coord/regular-file.js';
 import { usageMonthFile } from '../jobs/record/state-paths.js';
@@ -37,6 +37,16 @@ export interface MonthBytes {
 
 /** The month file of `monthId`'s month, as far as it is read; undefined when none is there. */
 export const readMonthBytes = (stateDir: string, monthId: string): MonthBytes | undefined => readTail(usageMonthFile(stateDir, monthId));
+
+/**
+ * The month file as it stands, without reading it: inode, size and change time in ns (an append or an edit changes
+ * them); undefined when no regular file is there. Taken before the bytes are read, so a write in between makes
+ * what is summed from them stale, never wrongly current.
+ */
+export function monthFileStamp(stateDir: string, monthId: string): string | undefined {
+  const info = lstatSync(usageMonthFile(stateDir, monthId), { bigint: true, throwIfNoEntry: false });
+  return info?.isFile() === true ? `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` : undefined;
+}
 
 /** Up to the last {@link MAX_READ_BYTES} of a regular file, and where they start; undefined when none is there. */
 function readTail(path: string): MonthBytes | undefined {

@@ -154,16 +154,27 @@ class RowSum {
     return { priced: { callerUsd, localUsd, netUsd: localUsd - callerUsd }, unpriced: unpriced.sort() };
   }
 
-  row(key: string, own: OwnPrices): UsageRow {
+  private all(): UsageSums {
     const all = emptySums();
     this.sums.forEach((s) => mergeSums(all, s));
+    return all;
+  }
+
+  outcomes(): UsageRow['outcomes'] {
+    const all = this.all();
+    const sum = (at: number): number => all[at] as number;
+    return { kept: sum(SUM.kept), lost: sum(SUM.lost), unknown: sum(SUM.succeeded) + sum(SUM.failed) + sum(SUM.other) - sum(SUM.kept) - sum(SUM.lost) };
+  }
+
+  row(key: string, own: OwnPrices): UsageRow {
+    const all = this.all();
     const sum = (at: number): number => all[at] as number;
     const prompt = sum(SUM.evaluated) + sum(SUM.cacheWritten) + sum(SUM.cached);
     const { priced, unpriced } = this.priced(own);
     return {
       key,
       jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
-      outcomes: { kept: sum(SUM.kept), lost: sum(SUM.lost), unknown: sum(SUM.succeeded) + sum(SUM.failed) + sum(SUM.other) - sum(SUM.kept) - sum(SUM.lost) },
+      outcomes: this.outcomes(),
       turns: sum(SUM.turns),
       requests: sum(SUM.requests),
       evaluated: sum(SUM.evaluated),
@@ -195,6 +206,8 @@ export interface UsageTally {
   addCell(cell: Cell): void;
   /** In key order (time groupings oldest first). */
   rows(): UsageRow[];
+  /** Each row's outcomes alone, in key order: no medians to sort. */
+  outcomes(): Array<{ readonly key: string } & UsageRow['outcomes']>;
   total(): UsageRow;
 }
 
@@ -214,6 +227,7 @@ export function createUsageTally(by: Grouping, prices: OwnPrices): UsageTally {
       rowOf(keyOf(by, new Date(cell.start), cell)).addCell(cell);
     },
     rows: () => [...groups.keys()].sort(keyOrder).map((key) => (groups.get(key) as RowSum).row(key, prices)),
+    outcomes: () => [...groups.keys()].sort(keyOrder).map((key) => ({ key, ...(groups.get(key) as RowSum).outcomes() })),
     total: () => {
       const all = new RowSum();
       groups.forEach((sum) => all.merge(sum));
