@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/claude-versions/**/*.test.ts'],
-    globalSetup: ['test/claude-versions/global-setup.ts'],
+    globalSetup: ['test/helpers/run-temp.ts', 'test/claude-versions/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 400_000,
     hookTimeout: 300_000,

@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/real/**/*.test.ts'],
-    globalSetup: ['test/real/global-setup.ts'],
+    globalSetup: ['test/helpers/run-temp.ts', 'test/real/global-setup.ts'],
     // Each file runs its own llama-server and Claude Code sessions; two cores run one file at a time.
     fileParallelism: false,
     testTimeout: 600_000,
