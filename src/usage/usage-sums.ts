@@ -35,47 +35,47 @@ export const emptySums = (): UsageSums => new Array<number>(SUM_COUNT).fill(0);
 /** Whether a stored value is a row of sums: SUM_COUNT counts (GPU time may have a fraction). */
 export const isSums = (x: unknown): x is UsageSums => Array.isArray(x) && x.length === SUM_COUNT && x.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
 
-/** Adds a job: written out, not through a helper, as a year's report adds 10,000 jobs mostly before V8 optimises this. */
+/** Adds a job's counts to a row of sums. */
 export function addJobToSums(s: UsageSums, job: JobUsage): void {
+  const add = (at: number, n: number): void => {
+    s[at] = (s[at] as number) + n;
+  };
   const t = job.tokens;
   const at = job.status === 'succeeded' ? SUM.succeeded : job.status === 'failed' || job.status === 'timeout' ? SUM.failed : SUM.other;
-  s[at] = (s[at] as number) + 1;
-  s[SUM.turns] = (s[SUM.turns] as number) + job.turns;
-  s[SUM.requests] = (s[SUM.requests] as number) + job.requests;
-  s[SUM.evaluated] = (s[SUM.evaluated] as number) + t.evaluated;
-  s[SUM.cacheWritten] = (s[SUM.cacheWritten] as number) + t.cacheWritten;
-  s[SUM.cached] = (s[SUM.cached] as number) + t.cached;
-  s[SUM.output] = (s[SUM.output] as number) + t.output;
-  s[SUM.gpuMs] = (s[SUM.gpuMs] as number) + job.gpuMs;
-  if (job.outcome !== 'unknown') {
-    const fate = job.outcome === 'kept' ? SUM.kept : SUM.lost;
-    s[fate] = (s[fate] as number) + 1;
-  }
+  add(at, 1);
+  add(SUM.turns, job.turns);
+  add(SUM.requests, job.requests);
+  add(SUM.evaluated, t.evaluated);
+  add(SUM.cacheWritten, t.cacheWritten);
+  add(SUM.cached, t.cached);
+  add(SUM.output, t.output);
+  add(SUM.gpuMs, job.gpuMs);
+  if (job.outcome !== 'unknown') add(job.outcome === 'kept' ? SUM.kept : SUM.lost, 1);
   if (at === SUM.succeeded && job.outcome !== 'lost') {
-    s[SUM.succeededEvaluated] = (s[SUM.succeededEvaluated] as number) + t.evaluated;
-    s[SUM.succeededCacheWritten] = (s[SUM.succeededCacheWritten] as number) + t.cacheWritten;
-    s[SUM.succeededCached] = (s[SUM.succeededCached] as number) + t.cached;
-    s[SUM.succeededOutput] = (s[SUM.succeededOutput] as number) + t.output;
+    add(SUM.succeededEvaluated, t.evaluated);
+    add(SUM.succeededCacheWritten, t.cacheWritten);
+    add(SUM.succeededCached, t.cached);
+    add(SUM.succeededOutput, t.output);
   }
   const cost = job.caller.cost;
-  if (cost === undefined) s[SUM.callerPending] = (s[SUM.callerPending] as number) + 1;
-  else if ('unknown' in cost) s[SUM.callerUnknown] = (s[SUM.callerUnknown] as number) + 1;
+  if (cost === undefined) add(SUM.callerPending, 1);
+  else if ('unknown' in cost) add(SUM.callerUnknown, 1);
   else {
     const c = cost.tokens;
-    s[SUM.callerMeasured] = (s[SUM.callerMeasured] as number) + 1;
-    s[SUM.callerTurns] = (s[SUM.callerTurns] as number) + cost.turns;
-    s[SUM.callerInput] = (s[SUM.callerInput] as number) + c.input;
-    s[SUM.callerCacheRead] = (s[SUM.callerCacheRead] as number) + c.cacheRead;
-    s[SUM.callerCacheWrite5m] = (s[SUM.callerCacheWrite5m] as number) + c.cacheWrite5m;
-    s[SUM.callerCacheWrite1h] = (s[SUM.callerCacheWrite1h] as number) + c.cacheWrite1h;
-    s[SUM.callerOutput] = (s[SUM.callerOutput] as number) + c.output;
+    add(SUM.callerMeasured, 1);
+    add(SUM.callerTurns, cost.turns);
+    add(SUM.callerInput, c.input);
+    add(SUM.callerCacheRead, c.cacheRead);
+    add(SUM.callerCacheWrite5m, c.cacheWrite5m);
+    add(SUM.callerCacheWrite1h, c.cacheWrite1h);
+    add(SUM.callerOutput, c.output);
   }
   const v = job.verify;
   if (v !== undefined) {
-    s[SUM.verifyJobs] = (s[SUM.verifyJobs] as number) + 1;
-    if (v.passed) s[SUM.verifyPassed] = (s[SUM.verifyPassed] as number) + 1;
-    s[SUM.fixTurns] = (s[SUM.fixTurns] as number) + v.fixTurns;
-    s[SUM.fixTokens] = (s[SUM.fixTokens] as number) + v.fixTokens;
+    add(SUM.verifyJobs, 1);
+    if (v.passed) add(SUM.verifyPassed, 1);
+    add(SUM.fixTurns, v.fixTurns);
+    add(SUM.fixTokens, v.fixTokens);
   }
 }
 
