@@ -289,7 +289,13 @@ describe('dashboard in Chromium', () => {
       await fresh.goto(dash.url);
       await fresh.waitForSelector('body[data-live="open"]');
       // The first request reads its prompt (~15k tokens) over 12 s; the simulator's /slots counts it 2,048 tokens at a time.
-      sim.setScript((req) => (req.assistantTurns === 0 ? { text: 'Done.', delayMs: 12_000 } : { text: 'Done.' }));
+      let arrived: () => void = () => undefined;
+      const firstRequest = new Promise<void>((resolve) => (arrived = resolve));
+      sim.setScript((req) => {
+        if (req.assistantTurns > 0) return { text: 'Done.' };
+        arrived();
+        return { text: 'Done.', delayMs: 12_000 };
+      });
       const started = await t.app.jobs.start({ task: 'Say done.', model: 'qwen3.8-27b' });
       await fresh.waitForSelector(`tr[data-id="${started.id}"][data-status="running"]`, { timeout: 20_000 });
       await fresh.click(`tr[data-id="${started.id}"] a`);
@@ -297,7 +303,9 @@ describe('dashboard in Chromium', () => {
 
       const read = async (): Promise<number> => Number((await fresh.getAttribute('#chart-prompt', 'data-reading')) ?? 'NaN');
       // The open request's bar grows as the server reads (from 0, a batch at a time), and its line says so in the command line's words.
-      await expect.poll(read, { timeout: 30_000, interval: 100 }).toBeGreaterThan(0);
+      // From the request's arrival, not the job's start: Claude Code's own start took most of 30 s on a loaded machine.
+      await firstRequest;
+      await expect.poll(read, { timeout: 12_000, interval: 100 }).toBeGreaterThan(0);
       const first = await read();
       await expect.poll(read, { timeout: 20_000, interval: 100 }).toBeGreaterThan(first);
       const line = (): Promise<string> => fresh.locator('#req-open li').first().innerText();
