@@ -6,14 +6,13 @@
  * read, as if there were no cells.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { writePrivateFile } from '../coord/private-files.js';
 import { readRegularFile } from '../coord/regular-file.js';
-import { usageIndexDir } from '../jobs/record/state-paths.js';
+import { usageCellsFile } from '../jobs/record/state-paths.js';
 import { isJobId } from '../jobs/record/job-id.js';
 import { dayBounds } from './calendar.js';
 import { callerModelOf, type JobUsage, type UnreadableLog } from './job-usage.js';
-import { addJobToSums, emptySums, isSums, type UsageSums } from './usage-sums.js';
+import { addJobToSums, emptySums, isCounts, isSums, type UsageSums } from './usage-sums.js';
 
 /** A year of cells is well under 1 MB; a file past this is not ours. */
 const MAX_CELLS_BYTES = 16 * 1024 * 1024;
@@ -33,8 +32,6 @@ export interface Cell {
   readonly generationSpeeds: number[];
   readonly unreadable: UnreadableLog[];
 }
-
-const cellsFile = (stateDir: string, monthId: string): string => join(usageIndexDir(stateDir), `${monthId.slice(0, 4)}-${monthId.slice(4, 6)}.cells.json`);
 
 /** What the cells were summed from: the month file as it stood (summary-store.ts) and the month's job ids (a pruned job changes them). */
 export const monthDigest = (fileStamp: string, ids: readonly string[]): string => createHash('sha256').update(fileStamp).update(ids.join('\n')).digest('base64');
@@ -61,17 +58,16 @@ export function cellsOf(jobs: Iterable<JobUsage>): Cell[] {
 
 export async function writeMonthCells(stateDir: string, monthId: string, digest: string, cells: readonly Cell[]): Promise<void> {
   const rows = cells.map((c) => [c.day, c.start, c.end, c.model, c.endpoint, c.repo, c.callerModel, c.sums, c.promptSpeeds, c.generationSpeeds, c.unreadable.map((u) => [u.id, u.lines, u.halfWritten ? 1 : 0])]);
-  await writePrivateFile(cellsFile(stateDir, monthId), JSON.stringify({ of: digest, cells: rows }));
+  await writePrivateFile(usageCellsFile(stateDir, monthId), JSON.stringify({ of: digest, cells: rows }));
 }
 
 const isText = (x: unknown): x is string => typeof x === 'string';
-const isSpeeds = (x: unknown): x is number[] => Array.isArray(x) && x.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
 
 function cellOf(row: unknown): Cell | undefined {
   if (!Array.isArray(row) || row.length !== 11) return undefined;
   const [day, start, end, model, endpoint, repo, callerModel, sums, promptSpeeds, generationSpeeds, unreadable] = row as unknown[];
   if (!isText(day) || !Number.isSafeInteger(start) || !Number.isSafeInteger(end) || !isText(model) || !isText(endpoint) || !isText(repo) || !isText(callerModel)) return undefined;
-  if (!isSums(sums) || !isSpeeds(promptSpeeds) || !isSpeeds(generationSpeeds) || !Array.isArray(unreadable)) return undefined;
+  if (!isSums(sums) || !isCounts(promptSpeeds) || !isCounts(generationSpeeds) || !Array.isArray(unreadable)) return undefined;
   const logs: UnreadableLog[] = [];
   for (const u of unreadable as unknown[]) {
     if (!Array.isArray(u) || u.length !== 3 || !isText(u[0]) || !isJobId(u[0]) || !Number.isSafeInteger(u[1]) || (u[2] !== 0 && u[2] !== 1)) return undefined;
@@ -80,7 +76,7 @@ function cellOf(row: unknown): Cell | undefined {
   // Summed in another zone (or under other rules for it): its days are not this process's days.
   const here = dayBounds(start as number);
   if (here.day !== day || here.start !== start || here.end !== end) return undefined;
-  return { day, start: start, end: end, model, endpoint, repo, callerModel, sums, promptSpeeds, generationSpeeds, unreadable: logs };
+  return { day, start, end, model, endpoint, repo, callerModel, sums, promptSpeeds, generationSpeeds, unreadable: logs };
 }
 
 /**
@@ -90,7 +86,7 @@ function cellOf(row: unknown): Cell | undefined {
 export async function readMonthCells(stateDir: string, monthId: string, digest: string): Promise<Cell[] | undefined> {
   let json: unknown;
   try {
-    json = JSON.parse((await readRegularFile(cellsFile(stateDir, monthId), { maxBytes: MAX_CELLS_BYTES })).toString('utf8'));
+    json = JSON.parse((await readRegularFile(usageCellsFile(stateDir, monthId), { maxBytes: MAX_CELLS_BYTES })).toString('utf8'));
   } catch {
     return undefined;
   }

@@ -107,7 +107,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
     sink.job(job);
   };
   for (const month of byMonth(ids)) {
-    // Read before any job file of the month: a summary made from those files is true as of this size.
+    // The month file's stamp before its bytes: cells summed from bytes written after it are stale, never current.
     const stamp = sink.cell === undefined || month.some((id) => live.has(id)) ? undefined : monthFileStamp(stateDir, month[0] as string);
     const digest = stamp === undefined ? undefined : monthDigest(stamp, month);
     const cells = digest === undefined ? undefined : await readMonthCells(stateDir, month[0] as string, digest);
@@ -118,6 +118,7 @@ export async function forEachJobUsage(store: JobStore, window: UsageWindow, sink
       }
       continue;
     }
+    // Read before any job file of the month: a summary made from those files is true as of this size.
     const stored = readStoredMonth(readMonthBytes(stateDir, month[0] as string), from, to);
     const toRead: { id: string; before: JobUsage | undefined }[] = [];
     const summed: JobUsage[] = [];

@@ -10,21 +10,15 @@
 import { isJobId } from '../jobs/record/job-id.js';
 import type { JobUsage } from './job-usage.js';
 import type { CallerCost } from './transcripts/caller-cost.js';
+import { isCount, isCounts } from './usage-sums.js';
 
 export const CHANGED = 'changed';
 const LENGTH = 18;
 const OUTCOMES = ['unknown', 'kept', 'lost'] as const;
 
-const isCount = (x: unknown): x is number => typeof x === 'number' && x >= 0 && x !== Infinity;
 const isFlag = (x: unknown): x is 0 | 1 => x === 0 || x === 1;
 const isText = (x: unknown): x is string => typeof x === 'string';
 const STATUSES: ReadonlySet<unknown> = new Set<JobUsage['status']>(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'timeout', 'interrupted']);
-
-function isCounts(x: unknown, length?: number): x is number[] {
-  if (!Array.isArray(x) || (length !== undefined && x.length !== length)) return false;
-  for (let i = 0; i < x.length; i++) if (!isCount(x[i])) return false;
-  return true;
-}
 
 function costList(cost: CallerCost | undefined): unknown[] {
   if (cost === undefined) return [];

@@ -102,6 +102,12 @@ export function median(lists: readonly (readonly number[])[]): number | undefine
   return sorted.length % 2 === 1 ? sorted[mid] : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** What became of the work of the jobs in a row of sums: kept, lost, and the rest unknown. */
+function outcomesOf(all: UsageSums): UsageRow['outcomes'] {
+  const sum = (at: number): number => all[at] as number;
+  return { kept: sum(SUM.kept), lost: sum(SUM.lost), unknown: sum(SUM.succeeded) + sum(SUM.failed) + sum(SUM.other) - sum(SUM.kept) - sum(SUM.lost) };
+}
+
 class RowSum {
   /** By the caller's model ('' for jobs without a measured caller cost). */
   readonly sums = new Map<string, UsageSums>();
@@ -161,9 +167,7 @@ class RowSum {
   }
 
   outcomes(): UsageRow['outcomes'] {
-    const all = this.all();
-    const sum = (at: number): number => all[at] as number;
-    return { kept: sum(SUM.kept), lost: sum(SUM.lost), unknown: sum(SUM.succeeded) + sum(SUM.failed) + sum(SUM.other) - sum(SUM.kept) - sum(SUM.lost) };
+    return outcomesOf(this.all());
   }
 
   row(key: string, own: OwnPrices): UsageRow {
@@ -174,7 +178,7 @@ class RowSum {
     return {
       key,
       jobs: { succeeded: sum(SUM.succeeded), failed: sum(SUM.failed), other: sum(SUM.other) },
-      outcomes: this.outcomes(),
+      outcomes: outcomesOf(all),
       turns: sum(SUM.turns),
       requests: sum(SUM.requests),
       evaluated: sum(SUM.evaluated),

@@ -32,8 +32,18 @@ export type UsageSums = number[];
 
 export const emptySums = (): UsageSums => new Array<number>(SUM_COUNT).fill(0);
 
-/** Whether a stored value is a row of sums: SUM_COUNT counts (GPU time may have a fraction). */
-export const isSums = (x: unknown): x is UsageSums => Array.isArray(x) && x.length === SUM_COUNT && x.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+/** Whether a stored value is a count: a finite number, not negative (GPU time and speeds may have a fraction). */
+export const isCount = (x: unknown): x is number => typeof x === 'number' && x >= 0 && x !== Infinity;
+
+/** Whether a stored value is a list of counts (of `length`, when given). */
+export function isCounts(x: unknown, length?: number): x is number[] {
+  if (!Array.isArray(x) || (length !== undefined && x.length !== length)) return false;
+  for (let i = 0; i < x.length; i++) if (!isCount(x[i])) return false;
+  return true;
+}
+
+/** Whether a stored value is a row of sums. */
+export const isSums = (x: unknown): x is UsageSums => isCounts(x, SUM_COUNT);
 
 /** Adds a job's counts to a row of sums. */
 export function addJobToSums(s: UsageSums, job: JobUsage): void {
