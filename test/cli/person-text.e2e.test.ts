@@ -77,18 +77,21 @@ describe('what the command line prints is written for a person', { timeout: 300_
   });
 
   it('a resumable job, a job of another server, and the help of every command', async () => {
+    // The cancel waits out its owner's silence (15 s) while the other commands run.
+    const cancelling = cli('cancel', elsewhere);
     const show = await cli('show', interrupted);
     expect(show.stdout).toContain('interrupted');
     expect(show.stdout).toContain(`continue it: in Claude Code, ask Claude to resume localagents job ${interrupted}`);
-    const cancel = await cli('cancel', elsewhere);
+    const outputs = [show, await cli('show', interrupted, '--json'), await cli('jobs', '--all'), await cli('jobs', '--all', '--json'), await cli('log', interrupted)];
+    const help = await runCli(['--help'], opts);
+    outputs.push(help);
+    for (const command of ['mcp', 'models', 'init', 'doctor', 'run', 'jobs', 'show', 'log', 'cancel', 'diff', 'merge', 'prune', 'dashboard']) outputs.push(await runCli([command, '--help'], opts));
+    const cancel = await cancelling;
     expect(cancel.code).toBe(1);
     // Its owner is asked through the state directory; this one never answers, so the person gets the --force command.
     expect(cancel.stderr).toContain(`did not answer the cancel request`);
     expect(cancel.stderr).toContain(`localagents cancel --force ${elsewhere}`);
-    const outputs = [show, cancel, await cli('show', interrupted, '--json'), await cli('jobs', '--all'), await cli('jobs', '--all', '--json'), await cli('log', interrupted)];
-    const help = await runCli(['--help'], opts);
-    outputs.push(help);
-    for (const command of ['mcp', 'models', 'init', 'doctor', 'run', 'jobs', 'show', 'log', 'cancel', 'diff', 'merge', 'prune', 'dashboard']) outputs.push(await runCli([command, '--help'], opts));
+    outputs.push(cancel);
     for (const output of outputs) expect(text(output)).not.toMatch(MODEL_WORDS);
   });
 });

@@ -77,7 +77,7 @@ describe('localagents statusline', () => {
 
   it('a job running in another process: this project first, the open request generating, then today\'s jobs once it ended (no saving: no caller cost was measured)', async () => {
     const dirs = makeDirs();
-    const sim: Simulator = await startSimulator({ flavor: 'llama.cpp', slots: 2, script: () => ({ text: words(400), tokenDelayMs: 40 }) });
+    const sim: Simulator = await startSimulator({ flavor: 'llama.cpp', slots: 2, script: () => ({ text: words(200), tokenDelayMs: 40 }) });
     cleanups.push(() => sim.close());
     writeConfig(dirs, `endpoints:\n  gpu:\n    base_url: ${sim.url}\n`);
     const server: Connected = await connect(dirs);

@@ -152,7 +152,7 @@ describe('a client whose tool calls time out sooner than the job runs', { timeou
   });
 
   // The same scenario at the issue's own figures (a 60-s limit, a 150-s job) is in test/real/long-waits.real.test.ts.
-  it('completes a job 3x longer than its 8-s limit through the prompt-answer path: run_agent(wait_s) then wait_job(timeout_s)', async () => {
-    await promptAnswerScenario(mcp, sim, { limitMs: 8_000, stepMs: 5_000 });
+  it('completes a job 3x longer than its 6-s limit through the prompt-answer path: run_agent(wait_s) then wait_job(timeout_s)', async () => {
+    await promptAnswerScenario(mcp, sim, { limitMs: 6_000, stepMs: 3_000 });
   });
 });

@@ -4,7 +4,7 @@
  * cancel also ends the shells and tools it started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { query, type AgentDefinition, type Options, type SDKMessage, type SpawnOptions, type SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
+import type { AgentDefinition, Options, SDKMessage, SpawnOptions, SpawnedProcess } from '@anthropic-ai/claude-agent-sdk';
 import { signalGroup, stopGroup } from '../../coord/process-group.js';
 
 export interface SessionRequest {
@@ -100,6 +100,9 @@ export async function runClaudeSession(request: SessionRequest): Promise<void> {
     ...(request.agent ? { agent: request.agent.name, agents: { [request.agent.name]: request.agent.definition } } : {}),
     ...(request.executable ? { pathToClaudeCodeExecutable: request.executable } : {}),
   };
+  // Loaded with the first session, not at start: loading the SDK takes about twice a bare Node start, which an MCP
+  // server that lists tools or answers status calls, or a command that runs no session, need not pay.
+  const { query } = await import('@anthropic-ai/claude-agent-sdk');
   for await (const message of query({ prompt: request.prompt, options })) {
     request.onMessage(message);
   }
