@@ -288,13 +288,14 @@ describe('dashboard in Chromium', () => {
     try {
       await fresh.goto(dash.url);
       await fresh.waitForSelector('body[data-live="open"]');
-      // The first request reads its prompt (~15k tokens) over 12 s; the simulator's /slots counts it 2,048 tokens at a time.
+      // The first request reads its prompt (~15k tokens) over 20 s; the simulator's /slots counts it 2,048 tokens at a time.
+      // On a loaded machine the page may see one count in five seconds: 20 s leaves it a second and a third.
       let arrived: () => void = () => undefined;
       const firstRequest = new Promise<void>((resolve) => (arrived = resolve));
       sim.setScript((req) => {
         if (req.assistantTurns > 0) return { text: 'Done.' };
         arrived();
-        return { text: 'Done.', delayMs: 12_000 };
+        return { text: 'Done.', delayMs: 20_000 };
       });
       const started = await t.app.jobs.start({ task: 'Say done.', model: 'qwen3.8-27b' });
       await fresh.waitForSelector(`tr[data-id="${started.id}"][data-status="running"]`, { timeout: 20_000 });

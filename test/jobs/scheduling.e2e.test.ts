@@ -100,10 +100,12 @@ describe('scheduling', () => {
   }, 120_000);
 
   it('queues a job for a model whose server is still loading, and runs it once loaded', async () => {
-    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', loadingMs: 2000, modelId: 'coder', script: [{ text: 'loaded' }] });
+    // Loading until the test has seen the job queued: a loaded machine may take seconds to get there.
+    const s = await simulatorFor(cleanups, { flavor: 'llama.cpp', loadingMs: 600_000, modelId: 'coder', script: [{ text: 'loaded' }] });
     const { app: a } = app(`endpoints:\n  gpu:\n    base_url: ${s.url}\ndefaults:\n  queue_grace_s: 30\n`);
     const started = await a.jobs.start({ task: 'say loaded', model: 'coder' });
     expect(started.status).toBe('queued');
+    s.setLoading(0);
     expect(await a.jobs.wait(started.id, 60)).toMatchObject({ status: 'succeeded', result: 'loaded', model: { served: 'coder', endpoint: 'gpu' } });
   }, 60_000);
 

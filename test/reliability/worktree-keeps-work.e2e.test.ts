@@ -15,7 +15,7 @@ const bash = (command: string): { toolUse: { name: string; input: Record<string,
   toolUse: { name: 'Bash', input: { command, description: 'Run it' } },
 });
 
-describe('a worktree job that', () => {
+describe('a worktree job that', { timeout: 120_000 }, () => {
   let sim: Simulator;
   let h: InProcess;
 
