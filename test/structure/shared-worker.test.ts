@@ -1,10 +1,11 @@
 // Test files share their worker's loaded modules (vitest.config.ts, isolate: false), so what one file leaves in the
 // process, the next file finds: an environment variable it set, a module mocked for it, a clock still fake. No test
 // file may do the first two, and one that fakes the clock gives the real one back.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './import-graph.js';
 
 const TEST = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,14 +24,6 @@ function leftBehind(text: string): string[] {
   return found;
 }
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : testFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 describe('test files that share a worker', () => {
   it('finds each kind of leftover', () => {
     expect(leftBehind("process.env.TZ = 'UTC';")).toEqual(['writes process.env']);
@@ -44,7 +37,7 @@ describe('test files that share a worker', () => {
   });
 
   it('leave none behind', () => {
-    const found = testFiles(TEST)
+    const found = sourceFiles(TEST)
       .map((file) => relative(TEST, file))
       .filter((file) => file !== GLOBAL_SETUP && file !== relative(TEST, fileURLToPath(import.meta.url)))
       .flatMap((file) => leftBehind(readFileSync(join(TEST, file), 'utf8')).map((why) => `test/${file}: ${why}`));

@@ -6,6 +6,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './import-graph.js';
 import { SIZE_EXCEPTIONS, type SizeException } from './size-exceptions.js';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
@@ -19,14 +20,6 @@ function folderCounts(dir: string): [string, number][] {
   const entries = readdirSync(dir, { withFileTypes: true });
   const own = entries.filter((e) => e.isFile() && /\.c?ts$/.test(e.name)).length;
   return [[relative(SRC, dir) || '.', own], ...entries.filter((e) => e.isDirectory()).flatMap((e) => folderCounts(join(dir, e.name)))];
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.c?ts$/.test(entry.name) ? [path] : [];
-  });
 }
 
 interface Oversize {
