@@ -12,7 +12,7 @@ const TEST = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Vitest's global setup runs in the main process, before any worker: the one place that may set the environment. */
 const GLOBAL_SETUP = 'helpers/run-temp.ts';
 
-const ENV_WRITE = /process\.env(?:\.\w+|\[[^\]\n]+\])\s*(?:=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|Object\.assign\(\s*process\.env\b|vi\.stubEnv\(/;
+const ENV_WRITE = /process\.env(?:\.\w+|\[[^\]\n]+\])?\s*(?:=(?!=)|\+=|\?\?=|\|\|=)|delete\s+process\.env|(?:Object\.assign|Reflect\.(?:set|deleteProperty|defineProperty)|Object\.defineProperty)\(\s*process\.env\b|vi\.stubEnv\(/;
 const MODULE_MOCK = /\bvi\.(?:mock|doMock)\(/;
 
 /** What a test file's text leaves behind in a shared worker, one reason each. */
@@ -30,6 +30,9 @@ describe('test files that share a worker', () => {
     expect(leftBehind("process.env['HOME'] ??= '/x';")).toEqual(['writes process.env']);
     expect(leftBehind('delete process.env.PATH;')).toEqual(['writes process.env']);
     expect(leftBehind("vi.stubEnv('A', 'b');")).toEqual(['writes process.env']);
+    expect(leftBehind('process.env = { ...saved };')).toEqual(['writes process.env']);
+    expect(leftBehind("Reflect.set(process.env, 'A', 'b');")).toEqual(['writes process.env']);
+    expect(leftBehind("const same = process.env === saved;")).toEqual([]);
     expect(leftBehind("vi.mock('../../src/log.js');")).toEqual(['mocks a module']);
     expect(leftBehind('beforeEach(() => vi.useFakeTimers());')).toEqual(['fakes the clock and never gives it back']);
     expect(leftBehind("if (process.env.CI === '1') vi.useFakeTimers(); afterEach(() => vi.useRealTimers());")).toEqual([]);
