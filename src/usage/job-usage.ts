@@ -96,6 +96,13 @@ export async function readCallerCalls(path: string): Promise<CallerEntry[]> {
   return calls;
 }
 
+/**
+ * GPU time in ms, logged to the hundredth: each sum is kept at the nearest hundredth, so the total is exact whatever
+ * order jobs and cells are added in (as plain doubles, 7.01 + 18.56 + 17.93 is 43.5 one way and 43.49999… the other,
+ * and a report rounded to whole ms said 44 or 43 of the same jobs).
+ */
+export const addGpuMs = (a: number, b: number): number => Math.round((a + b) * 100) / 100;
+
 export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'requests' | 'caller'>): Promise<JobUsage> {
   const tokens = { evaluated: 0, cacheWritten: 0, cached: 0, output: 0 };
   const promptSpeeds: number[] = [];
@@ -109,7 +116,7 @@ export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'req
     if (read.kind !== 'generation') return;
     const r = read.request;
     requests++;
-    gpuMs += r.totalMs;
+    gpuMs = addGpuMs(gpuMs, r.totalMs);
     tokens.evaluated += r.evaluated;
     tokens.cacheWritten += r.cacheWritten;
     tokens.cached += r.cached;

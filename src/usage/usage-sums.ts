@@ -2,7 +2,7 @@
  * What a set of jobs adds up to, before prices: whole numbers (and GPU time) that
  * merge by adding, priced at report time with whatever models.yaml says then.
  */
-import type { JobUsage } from './job-usage.js';
+import { addGpuMs, type JobUsage } from './job-usage.js';
 import type { CallerTokens } from './transcripts/transcript-turns.js';
 
 /** Where each sum sits in a row of sums: a flat list merges by one loop. */
@@ -59,7 +59,7 @@ export function addJobToSums(s: UsageSums, job: JobUsage): void {
   add(SUM.cacheWritten, t.cacheWritten);
   add(SUM.cached, t.cached);
   add(SUM.output, t.output);
-  add(SUM.gpuMs, job.gpuMs);
+  s[SUM.gpuMs] = addGpuMs(s[SUM.gpuMs] as number, job.gpuMs);
   if (job.outcome !== 'unknown') add(job.outcome === 'kept' ? SUM.kept : SUM.lost, 1);
   if (at === SUM.succeeded && job.outcome !== 'lost') {
     add(SUM.succeededEvaluated, t.evaluated);
@@ -90,5 +90,6 @@ export function addJobToSums(s: UsageSums, job: JobUsage): void {
 }
 
 export function mergeSums(into: UsageSums, from: readonly number[]): void {
-  for (let i = 0; i < SUM_COUNT; i++) into[i] = (into[i] as number) + (from[i] as number);
+  for (let i = 0; i < SUM_COUNT; i++) if (i !== SUM.gpuMs) into[i] = (into[i] as number) + (from[i] as number);
+  into[SUM.gpuMs] = addGpuMs(into[SUM.gpuMs] as number, from[SUM.gpuMs] as number);
 }

@@ -128,7 +128,7 @@ interface Expected {
   evaluated: number;
   cached: number;
   output: number;
-  gpuMs: number;
+  gpuHundredths: number; // whole hundredths of a ms, as logged: adds up exactly in any order
   promptSpeeds: number[];
   genSpeeds: number[];
 }
@@ -174,7 +174,7 @@ function expectedRows(by: string, sinceMs = 0): Expected[] {
     }
     if (Date.parse(job.created_at) < sinceMs) continue;
     const key = keyOf[by]!(job);
-    const row = rows.get(key) ?? { key, jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, gpuMs: 0, promptSpeeds: [], genSpeeds: [] };
+    const row = rows.get(key) ?? { key, jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, gpuHundredths: 0, promptSpeeds: [], genSpeeds: [] };
     rows.set(key, row);
     if (job.status === 'succeeded') row.jobs.succeeded++;
     else if (job.status === 'failed' || job.status === 'timeout') row.jobs.failed++;
@@ -195,7 +195,7 @@ function expectedRows(by: string, sinceMs = 0): Expected[] {
       row.evaluated += input;
       row.cached += e.usage?.cache_read_input_tokens ?? 0;
       row.output += output;
-      row.gpuMs += e.total_ms;
+      row.gpuHundredths += Math.round(e.total_ms * 100);
       if (e.ttfb_ms !== undefined && e.ttfb_ms > 0 && input > 0) row.promptSpeeds.push(input / (e.ttfb_ms / 1000));
       if (e.ttfb_ms !== undefined && e.total_ms - e.ttfb_ms > 0 && output > 1) row.genSpeeds.push(output / ((e.total_ms - e.ttfb_ms) / 1000));
     }
@@ -236,7 +236,7 @@ function checkRows(actual: JsonRow[], expected: Expected[]): void {
   for (const [i, e] of expected.entries()) {
     const a = actual[i]!;
     expect({ key: a.key, jobs: a.jobs, turns: a.turns, requests: a.requests, evaluated: a.evaluated, cached: a.cached, output: a.output, gpu: a.gpu_ms }).toEqual({
-      key: e.key, jobs: e.jobs, turns: e.turns, requests: e.requests, evaluated: e.evaluated, cached: e.cached, output: e.output, gpu: Math.round(e.gpuMs),
+      key: e.key, jobs: e.jobs, turns: e.turns, requests: e.requests, evaluated: e.evaluated, cached: e.cached, output: e.output, gpu: Math.round(e.gpuHundredths / 100),
     });
     const prompt = e.evaluated + e.cached;
     expect(a.cache_reuse ?? null).toEqual(prompt > 0 ? e.cached / prompt : null);
@@ -352,12 +352,12 @@ function comparable(report: JsonReport): unknown {
 }
 
 function mergeAll(rows: Expected[]): Expected {
-  const t: Expected = { key: 'total', jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, gpuMs: 0, promptSpeeds: [], genSpeeds: [] };
+  const t: Expected = { key: 'total', jobs: { succeeded: 0, failed: 0, other: 0 }, turns: 0, requests: 0, evaluated: 0, cached: 0, output: 0, gpuHundredths: 0, promptSpeeds: [], genSpeeds: [] };
   for (const r of rows) {
     t.jobs.succeeded += r.jobs.succeeded;
     t.jobs.failed += r.jobs.failed;
     t.jobs.other += r.jobs.other;
-    for (const k of ['turns', 'requests', 'evaluated', 'cached', 'output', 'gpuMs'] as const) t[k] += r[k];
+    for (const k of ['turns', 'requests', 'evaluated', 'cached', 'output', 'gpuHundredths'] as const) t[k] += r[k];
     t.promptSpeeds.push(...r.promptSpeeds);
     t.genSpeeds.push(...r.genSpeeds);
   }
