@@ -1,11 +1,15 @@
-// Part of `npm run build`, after tsc: the command line as dist/main.cjs (the package's bin) and dist/chunks/, one
+// `npm run build`: the command line as dist/main.cjs (the package's bin) and dist/chunks/, one
 // CommonJS file per group of modules that load together. A command loads only the chunks it imports: the status
 // line a few files, not the sixty-odd ES modules tsc writes, which Node 20 loads one by one at several times the
-// cost (BENCHMARKS.md, part 9). npm packages stay require()s. Everything a process runs comes from these files, so
-// each module exists once in it. The chunks sit one folder down, as tsc's files do: src/dashboard/asset-files.ts
-// finds src/dashboard/public/ from its own place.
+// cost (BENCHMARKS.md, part 9). npm packages are bundled in as well: undici, zod, yaml and the MCP SDK are some
+// hundred files that Node 20 would resolve, read and compile one by one in every process (an MCP server that starts
+// and lists its tools: 0.64 s of CPU with them as require()s, 0.44 s bundled). Two stay apart: the Agent SDK, an ES
+// module loaded with the first session, and unpdf (pdf.js), loaded with the first PDF. Everything a process runs
+// comes from these files, so each module exists once in it. The chunks sit one folder down, as tsc's files do:
+// src/dashboard/asset-files.ts finds src/dashboard/public/ from its own place. Nothing else of tsc's output was ever
+// run, so the build does not run tsc: `npm run typecheck` (part of `npm test`) checks the types.
 import { rmSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { builtinModules } from 'node:module';
 import { fileURLToPath, URL } from 'node:url';
 import { build } from 'rolldown';
 
@@ -17,17 +21,27 @@ await build({
   cwd: root,
   input: { main: 'src/main.cts' },
   platform: 'node',
-  // Node's modules and npm packages: anything not a path.
-  external: (id) => !id.startsWith('.') && !isAbsolute(id),
+  // Node's own modules, and the two packages loaded on first use.
+  external: (id) => id.startsWith('node:') || builtinModules.includes(id) || id.startsWith('@anthropic-ai/claude-agent-sdk') || id === 'unpdf',
   logLevel: 'warn',
   output: {
     dir: dist,
     format: 'cjs',
     entryFileNames: '[name].cjs',
     chunkFileNames: 'chunks/[name]-[hash].cjs',
-    comments: false,
+    // The bundled packages' licence notices stay; other comments go.
+    comments: { legal: true, annotation: false, jsdoc: false },
     // What the commands a status line or a person runs all day (statusline, jobs, show, usage) read and word, and
     // everything that imports, in one file; their commander wiring stays apart, as the status line needs none.
     codeSplitting: { groups: [{ name: 'read-commands', test: /src\/(app\/read-app|cli\/(statusline|usage-report|format-job))\.ts$/ }] },
   },
+});
+// `node dist/main.js`, as setups made from an earlier README start it: an ES module that only loads the bin.
+await build({
+  cwd: root,
+  input: { main: 'src/main.ts' },
+  platform: 'node',
+  external: ['./main.cjs'],
+  logLevel: 'warn',
+  output: { dir: dist, format: 'esm', entryFileNames: '[name].js', comments: false },
 });

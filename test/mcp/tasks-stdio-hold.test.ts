@@ -2,13 +2,14 @@
  * Claude Code gives a stdio server 3 s from its start to answer the server/discover probe, and speaks 2025-11-25
  * (no tasks, so no background task at once) to one that answers later (docs/claude-code-wire.md §7); loading the
  * whole server takes longer than that on a busy machine. So the answer must not wait for it: it comes before the
- * MCP SDK loads (dist/main.cjs, as `claude mcp add` runs it) or before the server's bundle loads (the plugin's
+ * MCP SDK loads (dist/main.cjs, as `claude mcp add` runs it; the SDK is bundled into one of its chunks) or before the server's bundle loads (the plugin's
  * start-mcp.mjs), and the same process then serves the session from the next message on.
  *
  * The order is read from one pipe that carries both stdout (the answer) and stderr (Node's NODE_DEBUG lines for
  * each module it loads): both are written synchronously to a pipe, so the pipe holds them in the order written.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, makeDirs, REPO_ROOT, serverEnv, writeConfig, type E2EDirs } from '../e2e/harness.js';
@@ -47,6 +48,12 @@ async function probeFirst(args: readonly string[], env: Record<string, string>):
   return lines();
 }
 
+/** The chunks of dist/ that hold the MCP SDK's code: the bundler marks each bundled module with its path. */
+function sdkChunks(): string[] {
+  const dir = join(REPO_ROOT, 'dist', 'chunks');
+  return readdirSync(dir).filter((name) => readFileSync(join(dir, name), 'utf8').includes('\n// node_modules/@modelcontextprotocol/sdk/'));
+}
+
 const indexOf = (lines: readonly string[], test: (line: string) => boolean): number => lines.findIndex(test);
 
 /** The JSON-RPC response with this id among the lines (key order is the sender's). */
@@ -77,7 +84,9 @@ function expectDiscoverAnswer(lines: readonly string[]): number {
 describe('the stdio server answers server/discover before the rest of it loads', () => {
   it('dist/main.cjs: before it loads the MCP SDK, then serves the session', async () => {
     const lines = await probeFirst([BIN, '--config', dirs.config], {});
-    const sdk = indexOf(lines, (l) => /Module\._load REQUEST @modelcontextprotocol\/sdk\//.test(l));
+    const chunks = sdkChunks();
+    expect(chunks.length).toBeGreaterThan(0);
+    const sdk = indexOf(lines, (l) => chunks.some((name) => l.includes(`Module._load REQUEST ./${name} `) || l.includes(`Module._load REQUEST ./chunks/${name} `)));
     expect(sdk).toBeGreaterThan(0);
     expect(expectDiscoverAnswer(lines)).toBeLessThan(sdk);
   }, 90_000);

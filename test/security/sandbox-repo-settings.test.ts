@@ -65,7 +65,9 @@ describe('a repository cannot loosen the sandbox (real Claude Code, real bubblew
   });
 
   it('the job ran to its end, sandboxed, wrote inside its tree and committed there (isolation none: the repository\'s own .git)', () => {
-    expect(record.status).toBe('succeeded');
+    // Where a job that has not ended stands: its turns, last step, the requests the backend saw, the server's last words.
+    const where = JSON.stringify({ turns: record.num_turns, last: record.last_activity, requests: sim.requests.length, log: h.logLines.slice(-8) });
+    expect(record.status, where).toBe('succeeded');
     expect(record.sandbox?.enabled).toBe(true);
     expect(existsSync(join(h.dirs.repo, 'inside.txt'))).toBe(true);
     expect(execFileSync('git', ['-C', h.dirs.repo, 'log', '-1', '--format=%s'], { encoding: 'utf8' }).trim()).toBe('from the job');
