@@ -17,18 +17,18 @@ import { DEFAULT_LLAMA_MODEL, startSimulator, type Simulator } from '../sim/inde
 const EVIL = `${'*'.repeat(16)}x`;
 
 /**
- * The worst patterns for a backtracking matcher, each against a 200-character id, in the built module. A linear
+ * The worst patterns for a backtracking matcher, each against a 200-character id, in the source module. A linear
  * matcher needs milliseconds; a backtracking one, ×5 per `*`, would need ages for 40: the child's time limit ends
  * it, so the test asserts no wall-clock duration of its own.
  */
 function matchInChild(): { status: number | null; stdout: string } {
   const script = `
-    const { matchName } = await import(${JSON.stringify(join(REPO_ROOT, 'dist', 'registry', 'match.js'))});
+    const { matchName } = await import(${JSON.stringify(join(REPO_ROOT, 'src', 'registry', 'match.ts'))});
     const id = 'a'.repeat(200);
     const patterns = ['*'.repeat(40) + 'x', '*a'.repeat(40) + 'x', '?*'.repeat(40) + 'b', '*[a]'.repeat(40) + '[b]'];
     for (const pattern of patterns) if (matchName(pattern, [id]) !== undefined) throw new Error('matched ' + pattern);
     console.log('none matched');`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
   return { status: child.status, stdout: child.stdout };
 }
 
