@@ -52,10 +52,13 @@ export async function jobsMidWay(jobs: number, opts: { slots?: number; outageWai
 }
 
 /** Once every running job's second request is in flight: the server dies under them (SIGKILL-like: connections dropped). */
-export async function downUnderRequests(b: Bench, jobs: number): Promise<void> {
+export async function downUnderRequests(b: Bench, jobs: number): Promise<number> {
   expect(await until(() => b.secondTurns >= jobs, 90_000)).toBe(true);
   b.released = true;
+  // No outage can begin before this moment; one taken after setDown resolves is later by however long closing took.
+  const downAt = Date.now();
   await b.sim.setDown(true);
+  return downAt;
 }
 
 /** Each job's final record (wait_job answers at its own cap, so it is asked again while the job runs). */
