@@ -101,7 +101,12 @@ export async function readCallerCalls(path: string): Promise<CallerEntry[]> {
  * order jobs and cells are added in (as plain doubles, 7.01 + 18.56 + 17.93 is 43.5 one way and 43.49999… the other,
  * and a report rounded to whole ms said 44 or 43 of the same jobs).
  */
-export const addGpuMs = (a: number, b: number): number => Math.round((a + b) * 100) / 100;
+export function addGpuMs(a: number, b: number): number {
+  const sum = a + b;
+  // A sum too large to scale by 100 (a damaged or hostile log line) is added as it is, not turned into Infinity.
+  const inHundredths = Math.round(sum * 100) / 100;
+  return Number.isFinite(inHundredths) ? inHundredths : sum;
+}
 
 export async function readJobUsage(record: JobRecord, paths: Pick<JobPaths, 'requests' | 'caller'>): Promise<JobUsage> {
   const tokens = { evaluated: 0, cacheWritten: 0, cached: 0, output: 0 };

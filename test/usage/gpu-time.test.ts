@@ -7,8 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JobUsage } from '../../src/usage/job-usage.js';
-import { readJobUsage } from '../../src/usage/job-usage.js';
+import { readJobUsage, type JobUsage } from '../../src/usage/job-usage.js';
 import { cellsOf } from '../../src/usage/month-cells.js';
 import { createUsageTally, type Grouping } from '../../src/usage/tally.js';
 import { makeRecord } from '../dashboard/fixtures.js';
@@ -40,7 +39,14 @@ describe('GPU time adds up the same in any order', () => {
     }
   });
 
-  it('many jobs, from their summaries and from cells, in every grouping', () => {
+  it('a time too large to count in hundredths is added as it is, not lost to Infinity', () => {
+    const tally = createUsageTally('month', {});
+    tally.add(job(0, 1e307));
+    tally.add(job(1, 7.01));
+    expect(tally.total().gpuMs).toBe(1e307);
+  });
+
+  it('many jobs, from their summaries and from cells, in three groupings', () => {
     for (const by of ['month', 'model', 'job'] satisfies Grouping[]) {
       for (const times of orders) {
         const tally = createUsageTally(by, {});
