@@ -20,9 +20,14 @@ import { createPromptWatch } from './progress/prompt-watch.js';
 
 const JOB_PREFIX = '/job/';
 
+/** Our requests to one endpoint: those open now (they occupy slots), and how many were ever opened. */
+export interface RequestCount {
+  readonly open: number;
+  readonly opened: number;
+}
+
 export interface ShimServer extends Shim {
-  /** Requests of ours in flight to an endpoint right now (they occupy slots). */
-  inFlight(endpoint: string): number;
+  requests(endpoint: string): RequestCount;
   /** The port, once started. */
   port(): number | undefined;
 }
@@ -48,6 +53,8 @@ export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
   /** Open requests per route: they count at the endpoint the route uses now, so a moved job's held requests move with it. */
   const openRequests = new Map<RouteState, number>();
+  /** Requests ever opened per endpoint: with the open count before and after a probe, what of ours it may have seen. */
+  const openedAt = new Map<string, number>();
   const pools = createUpstreamPools();
   // Probes an endpoint while a job waits for it; its own keep-alive agent, apart from the forwarding pools.
   const prober = createProber();
@@ -71,6 +78,7 @@ export function createShimServer(log: Logger): ShimServer {
       return notFound(res, `localagents forwards only POST /v1/messages and POST /v1/messages/count_tokens to the model server, not ${req.method ?? 'GET'} ${pathAndQuery.split('?', 1)[0] ?? ''}`);
     }
     openRequests.set(route, (openRequests.get(route) ?? 0) + 1);
+    openedAt.set(route.spec.endpoint.name, (openedAt.get(route.spec.endpoint.name) ?? 0) + 1);
     forwardRequest(req, res, pathAndQuery, route, shared, log)
       .catch((err: unknown) => {
         log.error('shim: %s', err instanceof Error ? err.stack : String(err));
@@ -115,10 +123,10 @@ export function createShimServer(log: Logger): ShimServer {
         },
       };
     },
-    inFlight: (endpoint) => {
-      let n = 0;
-      for (const [route, count] of openRequests) if (route.spec.endpoint.name === endpoint) n += count;
-      return n;
+    requests: (endpoint) => {
+      let open = 0;
+      for (const [route, count] of openRequests) if (route.spec.endpoint.name === endpoint) open += count;
+      return { open, opened: openedAt.get(endpoint) ?? 0 };
     },
     port: () => {
       const address = server?.address();

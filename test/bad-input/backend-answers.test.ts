@@ -38,7 +38,7 @@ const SSE_OK = [
 
 /** After the fault: nothing of ours still waits on the stub, and an ordinary request goes through. */
 async function stillServing(f: ShimFront): Promise<void> {
-  expect(await until(() => f.shim.inFlight('stub') === 0, 5000, 25)).toBe(true);
+  expect(await until(() => f.shim.requests('stub').open === 0, 5000, 25)).toBe(true);
 }
 
 interface Case {

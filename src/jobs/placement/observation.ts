@@ -9,6 +9,7 @@ import type { Prober } from '../../backends/probe.js';
 import type { EndpointProbe } from '../../backends/types.js';
 import type { Config } from '../../config/schema.js';
 import type { BoardView } from '../../coord/slot-board.js';
+import type { ShimServer } from '../../shim/server.js';
 import type { EndpointJobs, EndpointLoad } from '../../registry/slot-use.js';
 
 export interface Observation {
@@ -26,16 +27,16 @@ export interface JobsSnapshot {
 }
 
 /**
- * Probes every endpoint. Our in-flight count is taken before and after and the
- * larger kept, so one of our requests that ended meanwhile is never mistaken
- * for someone else's.
+ * Probes every endpoint. Ours are the requests open as the probe began plus
+ * those opened while it ran: one of ours that ended meanwhile, even one that
+ * began and ended inside a slow probe, is never mistaken for someone else's.
  */
-export async function observe(config: Config, prober: Prober, inFlight: (endpoint: string) => number): Promise<Observation> {
-  const inFlightNow = (): Map<string, number> => new Map(config.endpoints.map((e) => [e.name, inFlight(e.name)]));
-  const before = inFlightNow();
+export async function observe(config: Config, prober: Prober, shim: Pick<ShimServer, 'requests'>): Promise<Observation> {
+  const before = new Map(config.endpoints.map((e) => [e.name, shim.requests(e.name)]));
   const probes = await prober.probeAll(config);
-  const after = inFlightNow();
-  const ourInFlight = new Map([...after].map(([name, n]) => [name, Math.max(n, before.get(name) ?? 0)]));
+  const ourInFlight = new Map(
+    [...before].map(([name, was]) => [name, was.open + shim.requests(name).opened - was.opened]),
+  );
   return { config, probes, ourInFlight, at: performance.now() };
 }
 

@@ -15,6 +15,7 @@ import { errorMessage, isErrno } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { pathError } from '../../path-errors.js';
 import type { Shim } from '../../shim/routes.js';
+import type { ShimServer } from '../../shim/server.js';
 import { checkJobId } from '../record/job-id.js';
 import { enqueueJob } from './job-enqueue.js';
 import { launchJob } from './job-launch.js';
@@ -30,7 +31,7 @@ import type { RunRequest } from '../session/run-request.js';
 export interface JobManagerDeps {
   readonly loadConfig: () => Promise<Config>;
   readonly prober: Prober;
-  readonly shim: Shim & { inFlight(endpoint: string): number };
+  readonly shim: Shim & Pick<ShimServer, 'requests'>;
   readonly store: JobStore;
   readonly stateDir: string;
   readonly log: Logger;
@@ -120,7 +121,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   /** Records the disk would not take are still reported by this process, and written again until it takes them. */
   const saver = createRecordSaver({ write: (record) => deps.store.save(record), log: deps.log, latest: current });
   const save = saver.save;
-  const look = (config: Config): ReturnType<typeof observe> => observe(config, deps.prober, (endpoint) => deps.shim.inFlight(endpoint));
+  const look = (config: Config): ReturnType<typeof observe> => observe(config, deps.prober, deps.shim);
   const release = async (id: string): Promise<void> => {
     // Not fatal: the entry goes when this process ends (its PID + start time no longer match).
     await board.release(id).catch((err: unknown) => deps.log.error('slot board: %s', errorMessage(err)));
