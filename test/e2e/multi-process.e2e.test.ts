@@ -5,7 +5,8 @@
  * each job has exactly one owner that the others can wait for and cancel through.
  * Jobs are one scripted turn each, so the real Claude Code binary stays cheap.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -36,14 +37,14 @@ async function setup(maxJobs: number, simSlots: number): Promise<{ dirs: E2EDirs
   return { dirs, sim };
 }
 
-async function servers(dirs: E2EDirs, n: number): Promise<Connected[]> {
-  const list = await Promise.all(Array.from({ length: n }, () => connect(dirs)));
+async function servers(dirs: E2EDirs, n: number, env: Record<string, string> = {}): Promise<Connected[]> {
+  const list = await Promise.all(Array.from({ length: n }, () => connect(dirs, env)));
   cleanups.push(() => Promise.allSettled(list.map((s) => s.close())).then(() => undefined));
   return list;
 }
 
-function cliRun(dirs: E2EDirs, task: string): Started {
-  const run = startCli(['--config', dirs.config, 'run', '--no-follow', '--json', task], { cwd: dirs.repo, env: serverEnv(dirs), timeoutMs: 170_000 });
+function cliRun(dirs: E2EDirs, task: string, env: Record<string, string> = {}): Started {
+  const run = startCli(['--config', dirs.config, 'run', '--no-follow', '--json', task], { cwd: dirs.repo, env: serverEnv(dirs, env), timeoutMs: 170_000 });
   cleanups.push(() => {
     run.child.kill('SIGKILL');
   });
@@ -101,13 +102,17 @@ describe('several localagents processes on one state directory', () => {
     expect(inversions).toEqual([]);
   }, 300_000);
 
-  it('a `localagents run` owner SIGKILLed mid-job frees its slot for the next process at once; its job reads interrupted', async () => {
+  it('a `localagents run` owner SIGKILLed mid-job frees its slot for the next process at once; its job reads interrupted and its temp folders go', async () => {
     const { dirs, sim } = await setup(1, 4);
     sim.setScript((req) => (req.lastUserText.includes('HANG') ? { text: 'stuck', delayMs: 600_000 } : { text: 'done' }));
-    const run = cliRun(dirs, 'HANG here until killed.');
+    // A temp directory of this test's own, to see the job's private folders (its settings, its sandbox's scratch).
+    const tmp = { TMPDIR: mkdtempSync(join(tmpdir(), 'la-mp-')) };
+    const run = cliRun(dirs, 'HANG here until killed.', tmp);
     await until(() => /job (\S+) started/.test(run.stderr()) && sim.stats.inFlight === 1, 60_000, 100);
     const runJob = /job (\S+) started/.exec(run.stderr())![1]!;
-    const [window] = await servers(dirs, 1);
+    const foldersOf = (pid: number | undefined): string[] => readdirSync(tmp.TMPDIR).filter((n) => n.startsWith('localagents-') && n.includes(`.${pid}@`)).map((n) => n.split('.')[0]!).sort();
+    expect(foldersOf(run.child.pid)).toEqual(['localagents-job', 'localagents-settings']);
+    const [window] = await servers(dirs, 1, tmp);
     const queued = ok(await window!.call('run_agent', { wait_s: 0, task: 'A job behind the killed one.' }));
     expect(queued).toMatchObject({ status: 'queued' });
     // Every edge shows the slots by holder and the queue across processes: list_models here, `localagents models` in a third process.
@@ -122,6 +127,7 @@ describe('several localagents processes on one state directory', () => {
 
     run.child.kill('SIGKILL');
     await run.result;
+    expect(foldersOf(run.child.pid)).toEqual(['localagents-job', 'localagents-settings']);
     // Anyone looking sees the lease gone at once.
     const listedAfter = ok(await window!.call('list_models')) as { endpoints: { slot_use: { other_processes: number } }[] };
     expect(listedAfter.endpoints[0]!.slot_use.other_processes).toBe(0);
@@ -129,6 +135,8 @@ describe('several localagents processes on one state directory', () => {
     // The queued job takes the slot at the server's next look (it polls every 2 s), not after a stale-lease timeout.
     expect(await until(() => record(dirs, String(queued.id)).status !== 'queued', 10_000, 50)).toBe(true);
     expect(await finished(window!, String(queued.id))).toMatchObject({ status: 'succeeded', result: 'done' });
+    // The first job of the next process swept away the folders the killed one could not remove.
+    expect(await until(() => foldersOf(run.child.pid).length === 0, 10_000, 50)).toBe(true);
   }, 200_000);
 
   it('wait_job, cancel_job and resume_job work on another process\'s job; a second session on one transcript is refused', async () => {

@@ -61,7 +61,7 @@ describe('two sandboxed jobs on the same model', { timeout: 180_000 }, () => {
     const session = b.request.headers['x-claude-code-session-id'];
     const note = pb.slice(pb.indexOf(NOTE), pb.indexOf('</system>', pb.indexOf(NOTE)));
     expect(note).toContain(`{session-id} stands for ${String(session)}`);
-    expect(note).toMatch(/\{job-temp\} stands for \/\S+\/localagents-job-\w+/);
+    expect(note).toMatch(/\{job-temp\} stands for \/\S+\/localagents-job\.\d+@\S+\.d\b/);
     expect(note).not.toBe(pa.slice(noteAt, pa.indexOf('</system>', noteAt)));
   });
 });

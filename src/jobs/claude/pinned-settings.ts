@@ -7,10 +7,10 @@
  * `--settings` (the "flag" layer) rank above user, project and local settings
  * (measured with Claude Code 2.1.332), so the session gets ours there.
  */
-import { chmod, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Options } from '@anthropic-ai/claude-agent-sdk';
+import { makeOwnedTempDir } from '../../coord/owned-files.js';
 import { isInheritedKey } from './session-env.js';
 
 /**
@@ -140,8 +140,7 @@ export interface SettingsFile {
  * which every local user can read, and the shim URL in them is the job's secret.
  */
 export async function writeSettingsFile(settings: FlagSettings): Promise<SettingsFile> {
-  const dir = await mkdtemp(join(tmpdir(), 'localagents-settings-'));
-  await chmod(dir, 0o700);
+  const dir = await makeOwnedTempDir('localagents-settings');
   const path = join(dir, 'settings.json');
   await writeFile(path, JSON.stringify(settings), { mode: 0o600 });
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };

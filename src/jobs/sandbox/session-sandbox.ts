@@ -18,9 +18,9 @@
  *     Code's proxy, which with `strictAllowlist` refuses every host not listed.
  *     Claude Code's own process is not sandboxed and still reaches the shim.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
+import { makeOwnedTempDir } from '../../coord/owned-files.js';
 import { readSettingsJson, type FlagSettings } from '../claude/pinned-settings.js';
 import { CREDENTIAL_PATHS, SECRET_NAME, SECRET_VARIABLES } from './boundary.js';
 import { gitWrites, inside } from './git-writes.js';
@@ -141,7 +141,7 @@ function hiddenVariables(input: SandboxJobInput): string[] {
 
 export async function prepareSandbox(input: SandboxJobInput): Promise<PreparedSandbox> {
   const { policy } = input;
-  const tempDir = await mkdtemp(join(tmpdir(), 'localagents-job-'));
+  const tempDir = await makeOwnedTempDir('localagents-job');
   const git = await gitWrites(input.workDir);
   const hidden = hiddenPaths(input);
   // The state directory is hidden as a whole (other jobs' records, transcripts, request logs and worktrees, the HTTP

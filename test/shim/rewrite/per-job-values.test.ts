@@ -13,8 +13,8 @@ interface Job {
   readonly session: string;
 }
 
-const JOB_A: Job = { temp: '/tmp/localagents-job-cTvSsB', settings: '/tmp/localagents-settings-uM1NaW', session: '490e9786-cc05-4f61-8b0d-54ee96937a33' };
-const JOB_B: Job = { temp: '/tmp/localagents-job-pzIQ0V', settings: '/tmp/localagents-settings-cBf0k4', session: '267d62bd-4b71-4649-b6a6-d5c88f1c1ab6' };
+const JOB_A: Job = { temp: '/tmp/localagents-job.48211@7290512.8d0c4f8e-35a1-4c55-9a3e-0f6a1b2c3d4e.d', settings: '/tmp/localagents-settings.48211@7290512.1f2e3d4c-5b6a-4978-8a9b-c0d1e2f3a4b5.d', session: '490e9786-cc05-4f61-8b0d-54ee96937a33' };
+const JOB_B: Job = { temp: '/tmp/localagents-job.48230@7290640.6e5d4c3b-2a19-4807-b6c5-d4e3f2a1b0c9.d', settings: '/tmp/localagents-settings.48230@7290640.0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.d', session: '267d62bd-4b71-4649-b6a6-d5c88f1c1ab6' };
 
 function environment(job: Job): string {
   const write = ['/tmp/la-repo-dlHJS8', job.temp, `${job.settings}/settings.json`, `${job.temp}/claude-0/-tmp-la-repo-dlHJS8/${job.session}/tasks`];
