@@ -11,14 +11,19 @@ import { locateConfig } from './locate.js';
 import type { Config } from './schema.js';
 
 export function createConfigLoader(opts: LoadConfigOptions): () => Promise<Config> {
-  let last: { signature: string; config: Config } | undefined;
+  // The load itself is kept, so calls that come while it runs share it (and the Config they get is one object).
+  let last: { signature: string; config: Promise<Config> } | undefined;
   return async () => {
     const location = await locateConfig({ ...opts, homeDir: opts.homeDir ?? homedir() });
     const signature = `${await fileSignature(location.path)}|${await fileSignature(location.sidecarPath)}`;
     if (last?.signature === signature) return last.config;
-    // A broken file throws here and is not remembered: the next call reads it again.
-    const config = await loadConfig(opts);
-    last = { signature, config };
+    const config = loadConfig(opts);
+    const loading = { signature, config };
+    last = loading;
+    // A broken file is not remembered: the next call reads it again.
+    config.catch(() => {
+      if (last === loading) last = undefined;
+    });
     return config;
   };
 }

@@ -38,7 +38,7 @@ async function sweepDeadOwners(pathPrefix: string, suffixes: readonly string[], 
     for (const suffix of suffixes) {
       const owner = ownerOfFile(name, prefix, suffix);
       if (owner === undefined || isAlive(owner)) continue;
-      // Gone already: another process swept it first.
+      // false: not a leftover to remove here; a failure: another process swept it first.
       if (await remove(join(dir, name)).catch(() => false)) removed.push(name);
     }
   }

@@ -22,6 +22,7 @@ export interface ResolvedOptions {
   readonly tokenDelayMs: number;
   readonly firstTokenDelayMs: number;
   readonly prefillMsPerToken: number;
+  readonly statusDelayMs: number;
   readonly ssePingMs: number;
   readonly countTokens: boolean;
   readonly slotPromptSimilarity: number;
@@ -57,6 +58,7 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
     tokenDelayMs: o.tokenDelayMs ?? 0,
     firstTokenDelayMs: o.firstTokenDelayMs ?? 0,
     prefillMsPerToken: o.prefillMsPerToken ?? 0,
+    statusDelayMs: o.statusDelayMs ?? 0,
     ssePingMs: o.ssePingMs ?? 30_000,
     countTokens: o.countTokens ?? true,
     slotPromptSimilarity: o.slotPromptSimilarity ?? 0.1,

@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LlamaHandler } from './llama-handler.js';
 import { resolveOptions, SimState, type Exchange } from './sim-state.js';
 import type { RecordedRequest, Script, Simulator, SimulatorOptions } from './types.js';
@@ -151,7 +152,9 @@ class SimulatorImpl implements Simulator {
         if (!res.writableFinished) ac.abort();
         this.state.controllers.delete(ac);
       });
-      this.handler.handle({ req, res, rec, signal: ac.signal }).catch((e: unknown) => {
+      const delay = rec.method === 'GET' ? this.state.opts.statusDelayMs : 0;
+      const answered = delay > 0 ? sleep(delay).then(() => this.handler.handle({ req, res, rec, signal: ac.signal })) : this.handler.handle({ req, res, rec, signal: ac.signal });
+      answered.catch((e: unknown) => {
         if (res.headersSent) res.destroy();
         else {
           res.writeHead(500, { 'Content-Type': 'text/plain' });

@@ -109,6 +109,8 @@ export interface SimulatorOptions {
   readonly firstTokenDelayMs?: number;
   /** Extra prompt-processing delay per evaluated (uncached) prompt token (default 0). */
   readonly prefillMsPerToken?: number;
+  /** Delay before answering each GET (/props, /slots, /metrics…): a server too busy to say its state at once (default 0). */
+  readonly statusDelayMs?: number;
   /** llama.cpp --sse-ping-interval: ":\n\n" comments while a streamed prompt is processed (default 30000 ms). */
   readonly ssePingMs?: number;
   /** Serve /v1/messages/count_tokens (default true; Ollama never has it). */

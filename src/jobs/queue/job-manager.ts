@@ -23,7 +23,7 @@ import { createJobQueue } from './job-queue.js';
 import { FINISHED, type JobRecord } from '../record/job-record.js';
 import type { JobListing, JobStore } from '../record/job-store.js';
 import { createLocalJobs, type LocalJobs, type QueuedJob } from './local-jobs.js';
-import { jobsSnapshot, observe, type JobsSnapshot } from '../placement/observation.js';
+import { jobsSnapshot, observe, type JobsSnapshot, type Observation } from '../placement/observation.js';
 import { cancelElsewhere, watchRecord, type OtherProcessDeps } from './other-process-jobs.js';
 import { createRecordSaver } from '../record/record-saver.js';
 import type { RunRequest } from '../session/run-request.js';
@@ -121,7 +121,20 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
   /** Records the disk would not take are still reported by this process, and written again until it takes them. */
   const saver = createRecordSaver({ write: (record) => deps.store.save(record), log: deps.log, latest: current });
   const save = saver.save;
-  const look = (config: Config): ReturnType<typeof observe> => observe(config, deps.prober, deps.shim);
+  /**
+   * Calls that come while a look at the servers is under way (sixteen run_agent at once, list_models from several
+   * windows) share it. A look each queued their probes behind one another in the prober's connection pool, past
+   * the probe timeout, and a server that was only busy read as down.
+   */
+  let looking: { config: Config; seen: Promise<Observation> } | undefined;
+  const look = (config: Config): Promise<Observation> => {
+    if (looking?.config === config) return looking.seen;
+    const seen: Promise<Observation> = observe(config, deps.prober, deps.shim).finally(() => {
+      if (looking?.seen === seen) looking = undefined;
+    });
+    looking = { config, seen };
+    return seen;
+  };
   const release = async (id: string): Promise<void> => {
     // Not fatal: the entry goes when this process ends (its PID + start time no longer match).
     await board.release(id).catch((err: unknown) => deps.log.error('slot board: %s', errorMessage(err)));
