@@ -22,15 +22,34 @@ export interface FileLockOptions {
   readonly staleMs?: number;
 }
 
-/** Runs `fn` while holding `lockPath`; the lock is released even when `fn` throws. */
+/** Per lock path, the last of this process's calls waiting for it or holding it. */
+const turns = new Map<string, Promise<void>>();
+
+/**
+ * Runs `fn` while holding `lockPath`; the lock is released even when `fn` throws. Calls of one process take turns
+ * in the order they came, and only the call whose turn it is tries the file: sixteen calls at once polling it
+ * against one another let some wait past the timeout while the rest took turns. The timeout is for the lock
+ * file, so it runs from a call's turn: time behind this process's own calls is not another process's hold.
+ */
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const ino = await acquire(lockPath, options.timeoutMs ?? 30_000, options.staleMs ?? 15_000);
+  const ahead = turns.get(lockPath) ?? Promise.resolve();
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const mine = ahead.then(() => finished);
+  turns.set(lockPath, mine);
+  await ahead;
   try {
-    // Under the lock, a temp or broken-lock file of a dead process is litter from a SIGKILL.
-    await removeDeadOwnersFiles(lockPath, ['tmp', 'stale']);
-    return await fn();
+    const ino = await acquire(lockPath, options.timeoutMs ?? 30_000, options.staleMs ?? 15_000);
+    try {
+      // Under the lock, a temp or broken-lock file of a dead process is litter from a SIGKILL.
+      await removeDeadOwnersFiles(lockPath, ['tmp', 'stale']);
+      return await fn();
+    } finally {
+      await release(lockPath, ino);
+    }
   } finally {
-    await release(lockPath, ino);
+    done();
+    if (turns.get(lockPath) === mine) turns.delete(lockPath);
   }
 }
 

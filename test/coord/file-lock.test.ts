@@ -36,6 +36,27 @@ describe('withFileLock', () => {
     expect(await readdir(tmp.path)).toEqual([]);
   });
 
+  it('lets the calls of one process in one at a time in the order they came, however long their queue', async () => {
+    // Twenty holds of 20 ms behind one another, each call allowed 200 ms for the lock file: the wait behind this
+    // process's own calls is not another process's hold. Polling the file against one another, calls went in any
+    // order and the later ones gave up.
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        withFileLock(
+          lock,
+          async () => {
+            order.push(i);
+            await new Promise<void>((resolve) => setTimeout(resolve, 20));
+          },
+          { timeoutMs: 200 },
+        ),
+      ),
+    );
+    expect(order).toEqual([...Array(20).keys()]);
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+
   it('releases the lock when the work throws', async () => {
     await expect(withFileLock(lock, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await readdir(tmp.path)).toEqual([]);
