@@ -53,7 +53,7 @@ export function createShimServer(log: Logger): ShimServer {
   const routes = new Map<string, RouteState>();
   /** Open requests per route: they count at the endpoint the route uses now, so a moved job's held requests move with it. */
   const openRequests = new Map<RouteState, number>();
-  /** Requests ever opened per endpoint: with the open count before and after a probe, what of ours it may have seen. */
+  /** Requests ever opened per endpoint: with the open count as a probe began, every request of ours it may have seen. */
   const openedAt = new Map<string, number>();
   const pools = createUpstreamPools();
   // Probes an endpoint while a job waits for it; its own keep-alive agent, apart from the forwarding pools.

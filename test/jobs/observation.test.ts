@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import type { Prober } from '../../src/backends/probe.js';
+import { createProber, type Prober } from '../../src/backends/probe.js';
 import { loadConfig } from '../../src/config/load.js';
 import { observe } from '../../src/jobs/placement/observation.js';
 import { createShimServer } from '../../src/shim/server.js';
@@ -16,7 +16,6 @@ import { silentLogger } from '../../src/log.js';
 import { slotUse } from '../../src/registry/slot-use.js';
 import { startSimulator } from '../sim/index.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
-import { createProber } from '../../src/backends/probe.js';
 
 const cleanups = cleanupsAfterEach();
 

@@ -152,9 +152,9 @@ class SimulatorImpl implements Simulator {
         if (!res.writableFinished) ac.abort();
         this.state.controllers.delete(ac);
       });
+      const handle = (): Promise<void> => this.handler.handle({ req, res, rec, signal: ac.signal });
       const delay = rec.method === 'GET' ? this.state.opts.statusDelayMs : 0;
-      const answered = delay > 0 ? sleep(delay).then(() => this.handler.handle({ req, res, rec, signal: ac.signal })) : this.handler.handle({ req, res, rec, signal: ac.signal });
-      answered.catch((e: unknown) => {
+      (delay > 0 ? sleep(delay).then(handle) : handle()).catch((e: unknown) => {
         if (res.headersSent) res.destroy();
         else {
           res.writeHead(500, { 'Content-Type': 'text/plain' });
