@@ -70,14 +70,17 @@ describe('run_agent on a real llama-server (2 slots)', () => {
     expect(share).toBeGreaterThanOrEqual(0.95);
   });
 
-  it('sandboxed, the second job with the same task takes > 99% of its first request from the cache (the per-job values are named)', async () => {
+  // All but the note that states the values after the task comes from the cache. The note names the session id and two
+  // folders `<name>.<pid>@<start>.<uuid>.d`, which part after their shared `<pid>@<start>`: ~190 of ~14,300 tokens in
+  // this model's vocabulary (98.7%, measured). With the values not named, the next job's request parted before the task: ~70%.
+  it('sandboxed, the second job with the same task takes all but its values note from the cache (> 98%)', async () => {
     const first = await la.finish((await la.start({ task: 'Say done.' })).id);
     const second = await la.finish((await la.start({ task: 'Say done.' })).id);
     expect([first.status, second.status]).toEqual(['succeeded', 'succeeded']);
     expect(la.record(second.id).sandbox).toMatchObject({ enabled: true });
     const line = la.requests(second.id).find((r) => r.path === '/v1/messages');
     expect(line?.rewrites).toContain('named 3 per-job value(s) in the environment block');
-    expect(cacheShare(line)).toBeGreaterThan(0.99);
+    expect(cacheShare(line)).toBeGreaterThan(0.98);
   });
 
   // Sandboxed, the first worktree job of a fresh repository leaves files in its .git: git's packed-refs (written when
