@@ -61,7 +61,8 @@ export async function startPtyClaude(options: PtyOptions): Promise<PtyClaude> {
     claude, '--mcp-config', mcp, '--strict-mcp-config', '--allowedTools', options.allowedTools.join(','));
   const screen = (): Promise<string> => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', 'claude');
   const shows = async (text: string, timeoutMs = 60_000): Promise<boolean> => until(async () => (await screen()).includes(text), timeoutMs, 200);
-  if (!(await shows('for shortcuts', 60_000)) && !(await shows('❯', 1000))) throw new Error(`Claude Code did not reach its prompt:\n${await screen()}`);
+  // The input box's prompt: the footer under it differs between versions (2.1.332 has no "? for shortcuts").
+  if (!(await shows('❯', 60_000))) throw new Error(`Claude Code did not reach its prompt:\n${await screen()}`);
   return {
     async say(text) {
       await tmux('send-keys', '-t', 'claude', '-l', text);
