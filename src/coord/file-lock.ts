@@ -22,24 +22,34 @@ export interface FileLockOptions {
   readonly staleMs?: number;
 }
 
-/** Per lock path, the last of this process's calls waiting for it or holding it. */
-const turns = new Map<string, Promise<void>>();
+/** Per lock path, this process's calls: the last one waiting or holding, and when the current turn began. */
+interface Line {
+  tail: Promise<void>;
+  turnBegan: number;
+}
+const lines = new Map<string, Line>();
 
 /**
  * Runs `fn` while holding `lockPath`; the lock is released even when `fn` throws. Calls of one process take turns
  * in the order they came, and only the call whose turn it is tries the file: sixteen calls at once polling it
- * against one another let some wait past the timeout while the rest took turns. The timeout is for the lock
- * file, so it runs from a call's turn: time behind this process's own calls is not another process's hold.
+ * against one another let some wait past the timeout while the rest took turns. The time behind this process's own
+ * calls is not another process's hold, so a long queue that moves waits on; a turn gets `timeoutMs` for the file
+ * and as long again to hold it, and one that lasts longer (a filesystem that hangs under it) fails the calls
+ * behind it instead of holding them for ever.
  */
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const ahead = turns.get(lockPath) ?? Promise.resolve();
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const line = lines.get(lockPath) ?? { tail: Promise.resolve(), turnBegan: Date.now() };
+  lines.set(lockPath, line);
+  const ahead = line.tail;
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
   const mine = ahead.then(() => finished);
-  turns.set(lockPath, mine);
-  await ahead;
+  line.tail = mine;
   try {
-    const ino = await acquire(lockPath, options.timeoutMs ?? 30_000, options.staleMs ?? 15_000);
+    await awaitTurn(lockPath, line, ahead, timeoutMs);
+    line.turnBegan = Date.now();
+    const ino = await acquire(lockPath, timeoutMs, options.staleMs ?? 15_000);
     try {
       // Under the lock, a temp or broken-lock file of a dead process is litter from a SIGKILL.
       await removeDeadOwnersFiles(lockPath, ['tmp', 'stale']);
@@ -49,7 +59,25 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
     }
   } finally {
     done();
-    if (turns.get(lockPath) === mine) turns.delete(lockPath);
+    if (line.tail === mine) lines.delete(lockPath);
+  }
+}
+
+/**
+ * Resolves when the calls ahead are done; throws once the current turn has lasted twice `timeoutMs`: its own
+ * bound for the file (which fails that call, not these) and as long again for the hold.
+ */
+async function awaitTurn(lockPath: string, line: Line, ahead: Promise<void>, timeoutMs: number): Promise<void> {
+  const turnBound = 2 * timeoutMs;
+  for (;;) {
+    const began = line.turnBegan;
+    const stop = new AbortController();
+    // `ahead` settles in a microtask when it already has, so it wins over even a timer of 0 ms.
+    const late = sleep(Math.max(0, began + turnBound - Date.now()), 'late' as const, { signal: stop.signal });
+    const outcome = await Promise.race([ahead.then(() => 'turn' as const), late]);
+    stop.abort();
+    if (outcome === 'turn') return;
+    if (line.turnBegan === began) throw lockError(lockPath, `still locked after ${duration(turnBound)} by a call of this process that has not finished`);
   }
 }
 
@@ -61,8 +89,7 @@ async function acquire(lockPath: string, timeoutMs: number, staleMs: number): Pr
     const broken = await breakIfAbandoned(lockPath, staleMs);
     if (broken) continue;
     if (Date.now() > deadline) {
-      const waited = timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`;
-      throw lockError(lockPath, `still locked after ${waited} by ${await holderOf(lockPath)}`);
+      throw lockError(lockPath, `still locked after ${duration(timeoutMs)} by ${await holderOf(lockPath)}`);
     }
     // Random back-off so many waiters do not retry in lock-step; grows a little, capped at 50 ms.
     await sleep(2 + Math.random() * Math.min(50, 5 + attempt * 2));
@@ -145,6 +172,10 @@ async function release(lockPath: string, ino: number): Promise<void> {
   // Only remove our own lock: if it was broken and someone else locked since, the file is now theirs.
   const current = await stat(lockPath).catch(() => undefined);
   if (current?.ino === ino) await unlink(lockPath).catch(() => undefined); // already gone is fine
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
 }
 
 function lockError(lockPath: string, message: string, cause?: unknown): LocalAgentsError {

@@ -57,6 +57,26 @@ describe('withFileLock', () => {
     expect(await readdir(tmp.path)).toEqual([]);
   });
 
+  it("gives up behind a call of its own process that holds the lock past timeoutMs, and the ones behind go in turn once it ends", async () => {
+    // A hold that does not end (a filesystem that hangs under it): the calls behind it give its turn timeoutMs for
+    // the file and as long again to hold it, not for ever; while turns keep coming, a long queue waits on (above).
+    let endHold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (endHold = resolve));
+    let began: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (began = resolve));
+    const stuck = withFileLock(lock, () => (began(), held));
+    await holding;
+    const behind = await Promise.allSettled([1, 2].map(() => withFileLock(lock, () => Promise.resolve('ran'), { timeoutMs: 100 })));
+    expect(behind.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value))).toEqual([
+      `${lock}: still locked after 200 ms by a call of this process that has not finished`,
+      `${lock}: still locked after 200 ms by a call of this process that has not finished`,
+    ]);
+    endHold();
+    await stuck;
+    await expect(withFileLock(lock, () => Promise.resolve('after'), { timeoutMs: 100 })).resolves.toBe('after');
+    expect(await readdir(tmp.path)).toEqual([]);
+  });
+
   it('releases the lock when the work throws', async () => {
     await expect(withFileLock(lock, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await readdir(tmp.path)).toEqual([]);
