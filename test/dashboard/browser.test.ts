@@ -292,10 +292,12 @@ describe('dashboard in Chromium', () => {
       // On a loaded machine the page may see one count in five seconds: 20 s leaves it a second and a third.
       let arrived: () => void = () => undefined;
       const firstRequest = new Promise<void>((resolve) => (arrived = resolve));
+      let seenEnough: () => void = () => undefined;
+      const readUntil = new Promise<void>((resolve) => (seenEnough = resolve));
       sim.setScript((req) => {
         if (req.assistantTurns > 0) return { text: 'Done.' };
         arrived();
-        return { text: 'Done.', delayMs: 20_000 };
+        return { text: 'Done.', delayMs: 20_000, readUntil };
       });
       const started = await t.app.jobs.start({ task: 'Say done.', model: 'qwen3.8-27b' });
       await fresh.waitForSelector(`tr[data-id="${started.id}"][data-status="running"]`, { timeout: 20_000 });
@@ -314,6 +316,7 @@ describe('dashboard in Chromium', () => {
       expect((await drawnAs(fresh, '#chart-prompt', 'read so far (open request)')).tallest).toBeGreaterThan(10);
       expect(await fresh.evaluate('document.body.innerText')).not.toMatch(MODEL_WORDS);
       await fresh.screenshot({ path: join(OUT, 'dashboard-job-reading-prompt.png'), fullPage: true });
+      seenEnough();
 
       // Once it answers, the bar is the prompt as the server counted it, and no line is left open.
       await fresh.waitForSelector('#job-view[data-status="succeeded"]', { timeout: 60_000 });

@@ -126,6 +126,22 @@ describe.each(['llama.cpp', 'vllm'] as const)('%s faults', (flavor) => {
   });
 });
 
+describe('llama.cpp readUntil', () => {
+  it("ends a turn's prompt reading once its promise settles, with /slots counting the read meanwhile", async () => {
+    let enough: () => void = () => undefined;
+    const readUntil = new Promise<void>((resolve) => (enough = resolve));
+    const s = await start('llama.cpp', { script: [{ text: 'read', delayMs: 600_000, readUntil }] });
+    const reply = request(s.url, '/v1/messages', { body: body('llama.cpp') });
+    const reading = async (): Promise<boolean> => {
+      const slots = (await request(s.url, '/slots')).json() as Array<{ is_processing?: boolean }>;
+      return slots.some((slot) => slot.is_processing === true);
+    };
+    expect(await until(reading, 10_000, 20)).toBe(true);
+    enough();
+    expect(textOf((await reply).json())).toBe('read');
+  });
+});
+
 describe('compaction marker', () => {
   it('is the text Claude Code puts in its summary request', () => {
     const req = claudeCodeRequest('auto-compaction-32k-window-8k-output', 9);

@@ -113,6 +113,15 @@ export async function handleMessages(engine: LlamaEngine, ex: Exchange, body: Js
   }
 }
 
+/** Aborts with the request, or once the turn's `readUntil` settles (the reading then ends; the request goes on). */
+function readingSignal(signal: AbortSignal, until: Promise<unknown> | undefined): AbortSignal {
+  if (until === undefined) return signal;
+  const ended = new AbortController();
+  const end = (): void => ended.abort();
+  until.then(end, end);
+  return AbortSignal.any([signal, ended.signal]);
+}
+
 async function generate(
   engine: LlamaEngine,
   ex: Exchange,
@@ -133,8 +142,9 @@ async function generate(
   const prefillMs = o.firstTokenDelayMs + (turn.delayMs ?? 0) + evaluated * o.prefillMsPerToken;
   const prefillStart = performance.now();
   a.slot.reading = { since: Date.now(), ms: prefillMs, tokens: evaluated };
-  if (converted.stream) await sleepWithPings(ex.res, prefillMs, o.ssePingMs, ex.signal);
-  else await sleep(prefillMs, ex.signal);
+  const reading = readingSignal(ex.signal, turn.readUntil);
+  if (converted.stream) await sleepWithPings(ex.res, prefillMs, o.ssePingMs, reading);
+  else await sleep(prefillMs, reading);
   a.slot.reading = undefined;
   if (ex.signal.aborted) return 'aborted';
   a.slot.prompt = p.prompt;

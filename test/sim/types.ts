@@ -25,6 +25,8 @@ export interface Turn {
   readonly toolUse?: ScriptToolUse | readonly ScriptToolUse[];
   /** Extra prompt-processing delay before the first token, on top of the server-wide delays. */
   readonly delayMs?: number;
+  /** llama.cpp flavour: ends the prompt reading (`delayMs` and the prefill) early once this settles, for a test that has seen enough of it. */
+  readonly readUntil?: Promise<unknown>;
   /** Delay between this turn's SSE deltas, instead of the server-wide tokenDelayMs (a slow model on one turn). */
   readonly tokenDelayMs?: number;
   /** Answer with this HTTP error instead of generating (sent at once, no slot taken). */
