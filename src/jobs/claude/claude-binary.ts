@@ -7,6 +7,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { accessSync, constants, readFileSync, readlinkSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { basename, delimiter, dirname, join } from 'node:path';
 
@@ -103,8 +104,30 @@ export function findClaudeCode(opts: FindOptions): ClaudeCode | undefined {
 export const NO_CLAUDE_CODE =
   'no Claude Code found: not set in models.yaml (defaults.claude_code_path), not installed with the Agent SDK, not the process that started localagents, and no claude on PATH';
 
-/** `env` is the whole environment of the check: the self-test passes its throwaway HOME. */
-export function claudeVersion(path: string, env: Readonly<Record<string, string | undefined>>, timeoutMs = 30_000): Promise<string> {
+/** Versions read in this process, by executable path: the answer and the file it came from. */
+const knownVersions = new Map<string, { readonly file: string; readonly version: Promise<string> }>();
+
+/**
+ * What `path --version` says. Asked once per file in a process (every sandboxed job asks); a file replaced in
+ * place (an upgrade) has another identity and is asked again, and a failure is not remembered.
+ * `env` is the whole environment of the check: the self-test passes its throwaway HOME.
+ */
+export async function claudeVersion(path: string, env: Readonly<Record<string, string | undefined>>, timeoutMs = 30_000): Promise<string> {
+  const info = await stat(path).catch(() => undefined);
+  const file = info === undefined ? undefined : `${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  const known = knownVersions.get(path);
+  if (file !== undefined && known?.file === file) return known.version;
+  const version = askVersion(path, env, timeoutMs);
+  if (file !== undefined) {
+    knownVersions.set(path, { file, version });
+    version.catch(() => {
+      if (knownVersions.get(path)?.version === version) knownVersions.delete(path);
+    });
+  }
+  return version;
+}
+
+function askVersion(path: string, env: Readonly<Record<string, string | undefined>>, timeoutMs: number): Promise<string> {
   const [command, args] = path.endsWith('.js') ? [process.execPath, [path, '--version']] : [path, ['--version']];
   return new Promise((resolve, reject) => {
     execFile(command, args, { timeout: timeoutMs, env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '' } }, (err, stdout, stderr) => {
