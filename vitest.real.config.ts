@@ -8,6 +8,7 @@ export default defineConfig({
   test: {
     include: ['test/real/**/*.test.ts'],
     globalSetup: ['test/helpers/run-temp.ts', 'test/real/global-setup.ts'],
+    setupFiles: ['test/real/fresh-connections.ts'],
     // Each file runs its own llama-server and Claude Code sessions; two cores run one file at a time.
     fileParallelism: false,
     testTimeout: 600_000,
