@@ -25,6 +25,7 @@ export interface FileLockOptions {
 /** Per lock path, this process's calls: the last one waiting or holding, and when the current turn began. */
 interface Line {
   tail: Promise<void>;
+  /** performance.now(): a wall clock set forward must not make a turn look late. */
   turnBegan: number;
 }
 const lines = new Map<string, Line>();
@@ -39,7 +40,7 @@ const lines = new Map<string, Line>();
  */
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const line = lines.get(lockPath) ?? { tail: Promise.resolve(), turnBegan: Date.now() };
+  const line = lines.get(lockPath) ?? { tail: Promise.resolve(), turnBegan: performance.now() };
   lines.set(lockPath, line);
   const ahead = line.tail;
   let done!: () => void;
@@ -48,7 +49,7 @@ export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, op
   line.tail = mine;
   try {
     await awaitTurn(lockPath, line, ahead, timeoutMs);
-    line.turnBegan = Date.now();
+    line.turnBegan = performance.now();
     const ino = await acquire(lockPath, timeoutMs, options.staleMs ?? 15_000);
     try {
       // Under the lock, a temp or broken-lock file of a dead process is litter from a SIGKILL.
@@ -73,7 +74,7 @@ async function awaitTurn(lockPath: string, line: Line, ahead: Promise<void>, tim
     const began = line.turnBegan;
     const stop = new AbortController();
     // `ahead` settles in a microtask when it already has, so it wins over even a timer of 0 ms.
-    const late = sleep(Math.max(0, began + turnBound - Date.now()), 'late' as const, { signal: stop.signal });
+    const late = sleep(Math.max(0, began + turnBound - performance.now()), 'late' as const, { signal: stop.signal });
     const outcome = await Promise.race([ahead.then(() => 'turn' as const), late]);
     stop.abort();
     if (outcome === 'turn') return;
@@ -82,13 +83,13 @@ async function awaitTurn(lockPath: string, line: Line, ahead: Promise<void>, tim
 }
 
 async function acquire(lockPath: string, timeoutMs: number, staleMs: number): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (let attempt = 0; ; attempt++) {
     const ino = await tryCreate(lockPath);
     if (ino !== undefined) return ino;
     const broken = await breakIfAbandoned(lockPath, staleMs);
     if (broken) continue;
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       throw lockError(lockPath, `still locked after ${duration(timeoutMs)} by ${await holderOf(lockPath)}`);
     }
     // Random back-off so many waiters do not retry in lock-step; grows a little, capped at 50 ms.

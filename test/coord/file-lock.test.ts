@@ -3,10 +3,11 @@
  * a lock left by a crashed process is broken, a live one makes waiters give up
  * with a message naming the lock file.
  */
-import { readdir, utimes, writeFile } from 'node:fs/promises';
+import { readdir, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withFileLock } from '../../src/coord/file-lock.js';
+import { formatIdentity, selfIdentity } from '../../src/coord/process-identity.js';
 import { LocalAgentsError } from '../../src/errors.js';
 import { makeTempDir, type TempDir } from '../config/temp-dir.js';
 
@@ -75,6 +76,42 @@ describe('withFileLock', () => {
     await stuck;
     await expect(withFileLock(lock, () => Promise.resolve('after'), { timeoutMs: 100 })).resolves.toBe('after');
     expect(await readdir(tmp.path)).toEqual([]);
+  });
+
+  it('a wall clock set forward a day while a call holds the lock does not make the calls behind it give up', async () => {
+    let endHold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (endHold = resolve));
+    let began: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => (began = resolve));
+    const first = withFileLock(lock, () => (began(), held));
+    await holding;
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 86_400_000);
+      const behind = withFileLock(lock, () => Promise.resolve('ran'), { timeoutMs: 5_000 });
+      await new Promise<void>((resolve) => setTimeout(resolve, 50)); // long enough for a turn judged late to fail it
+      endHold();
+      await first;
+      await expect(behind).resolves.toBe('ran');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a wall clock set forward a day while a call waits for the lock file does not make it give up', async () => {
+    // The file held under a live owner (this process, as another path's call might), so it is not broken.
+    await writeFile(lock, `${formatIdentity(selfIdentity)} ${new Date().toISOString()}\n`);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const waiting = withFileLock(lock, () => Promise.resolve('ran'), { timeoutMs: 5_000 });
+      await new Promise<void>((resolve) => setTimeout(resolve, 20)); // it has tried the file
+      vi.setSystemTime(Date.now() + 86_400_000);
+      await new Promise<void>((resolve) => setTimeout(resolve, 100)); // and tried again after the jump
+      await unlink(lock);
+      await expect(waiting).resolves.toBe('ran');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('releases the lock when the work throws', async () => {
