@@ -8,11 +8,11 @@ export function pollLoop(tick: () => Promise<void>, delayMs: (tookMs: number) =>
   let timer: NodeJS.Timeout | undefined;
   let running = true;
   const run = async (): Promise<void> => {
-    const began = Date.now();
+    const began = performance.now();
     try {
       await tick();
     } finally {
-      if (running) timer = setTimeout(() => void run(), delayMs(Date.now() - began));
+      if (running) timer = setTimeout(() => void run(), delayMs(performance.now() - began));
     }
   };
   void run();

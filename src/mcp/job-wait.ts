@@ -39,20 +39,20 @@ const gist = (records: readonly JobRecord[]): string =>
  * the jobs' own) or the caller cancels its request. The jobs go on running in every case.
  */
 export async function waitForJobs(app: App, ids: readonly string[], timeoutS: number | undefined, extra: ToolExtra): Promise<JobRecord[]> {
-  const deadline = timeoutS === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutS * 1000;
+  const deadline = timeoutS === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutS * 1000;
   const token = extra._meta?.progressToken;
   let sent = 0;
   let lastGist = '';
-  let lastAt = Date.now();
+  let lastAt = performance.now();
   for (;;) {
-    const stepS = Math.max(0, Math.min(LOOK_EVERY_S * 1000, deadline - Date.now())) / 1000;
+    const stepS = Math.max(0, Math.min(LOOK_EVERY_S * 1000, deadline - performance.now())) / 1000;
     const records = await Promise.all(ids.map((id) => app.jobs.wait(id, stepS)));
-    if (records.every((r) => FINISHED.has(r.status)) || Date.now() >= deadline || extra.signal.aborted) return records;
+    if (records.every((r) => FINISHED.has(r.status)) || performance.now() >= deadline || extra.signal.aborted) return records;
     const now = gist(records);
-    if (token !== undefined && (now !== lastGist || Date.now() - lastAt >= HEARTBEAT_MS)) {
+    if (token !== undefined && (now !== lastGist || performance.now() - lastAt >= HEARTBEAT_MS)) {
       sent += 1;
       lastGist = now;
-      lastAt = Date.now();
+      lastAt = performance.now();
       const message = records.map(progressLine).join('\n');
       // A client gone meanwhile: the wait goes on, the next look notices the abort.
       await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: sent, message } }).catch(() => undefined);

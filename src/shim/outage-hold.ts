@@ -159,9 +159,10 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
   const closed = new AbortController();
   let endpointName = endpoint; // another one once the job moved (failover)
   let stayedBecause: string | undefined; // why the last try to move found nowhere to go
-  let current: { since: number; seen: string[]; saw: string; done: Promise<HoldOutcome> } | undefined;
+  // since: the wall clock, for what is told; began: performance.now(), for how long (a clock set forward is not a wait).
+  let current: { since: number; began: number; seen: string[]; saw: string; done: Promise<HoldOutcome> } | undefined;
   let expiredMessage: string | undefined;
-  let lastServed = Date.now(); // the job was placed on a probe that saw its model
+  let lastServed = performance.now(); // the job was placed on a probe that saw its model
 
   const live = (o: { since: number; saw: string }): OutageLive => ({ endpoint: endpointName, since: new Date(o.since).toISOString(), saw: o.saw, wait_s: waitS });
   const see = (saw: string): void => {
@@ -176,11 +177,11 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
     events.onLive(undefined);
   };
 
-  const probeLoop = async (since: number): Promise<HoldOutcome> => {
+  const probeLoop = async (since: number, began: number): Promise<HoldOutcome> => {
     let delay = FIRST_PROBE_MS;
     for (;;) {
-      const left = since + waitS * 1000 - Date.now();
-      const moveLeft = failover === undefined ? Infinity : since + failover.afterS * 1000 - Date.now();
+      const left = began + waitS * 1000 - performance.now();
+      const moveLeft = failover === undefined ? Infinity : began + failover.afterS * 1000 - performance.now();
       await sleep(Math.max(0, Math.min(delay, left, moveLeft > 0 ? moveLeft : Infinity)), closed.signal);
       if (closed.signal.aborted) {
         end('job ended');
@@ -188,15 +189,15 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
       }
       const seen = await look().catch((err: unknown): ServerLook => ({ serving: false, saw: `could not be probed (${err instanceof Error ? err.message : String(err)})` }));
       if (seen.serving) {
-        lastServed = Date.now();
+        lastServed = performance.now();
         end('served again');
         return { kind: 'serving', servedId: seen.servedId };
       }
       see(seen.saw);
-      if (failover !== undefined && Date.now() - since >= failover.afterS * 1000) {
+      if (failover !== undefined && performance.now() - began >= failover.afterS * 1000) {
         const attempt = await failover.tryMove(new Date(since).toISOString(), seen.saw).catch((err: unknown): MoveAttempt => ({ kind: 'stay', why: `the move failed (${err instanceof Error ? err.message : String(err)})` }));
         if (attempt.kind === 'moved') {
-          lastServed = Date.now();
+          lastServed = performance.now();
           end('moved');
           endpointName = attempt.to;
           stayedBecause = undefined;
@@ -204,7 +205,7 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
         }
         stayedBecause = attempt.why;
       }
-      if (Date.now() - since >= waitS * 1000) {
+      if (performance.now() - began >= waitS * 1000) {
         const seenList = current?.seen ?? [seen.saw];
         const stayed = stayedBecause === undefined ? '' : `; no other endpoint could take the job: ${stayedBecause}`;
         expiredMessage = `The model server '${endpointName}' did not serve the job's model again within defaults.outage_wait_s=${waitS} s (localagents held the job's requests since ${new Date(since).toISOString()}); it ${seenList.join(', then ')}${stayed}`;
@@ -223,11 +224,12 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
       if (expiredMessage !== undefined) return Promise.resolve({ kind: 'expired', message: expiredMessage });
       if (current === undefined) {
         const since = Date.now();
+        const began = performance.now();
         const first = saw ?? 'was unavailable';
-        const started = { since, seen: [first], saw: first, done: Promise.resolve<HoldOutcome>({ kind: 'gone' }) };
+        const started = { since, began, seen: [first], saw: first, done: Promise.resolve<HoldOutcome>({ kind: 'gone' }) };
         current = started;
         events.onLive(live(started));
-        started.done = probeLoop(since).finally(() => {
+        started.done = probeLoop(since, began).finally(() => {
           if (current === started) current = undefined;
         });
       } else if (saw !== undefined) see(saw);
@@ -235,16 +237,16 @@ export function createRouteOutage(endpoint: string, waitS: number, look: LookAtS
     },
     look,
     async recheck() {
-      if (Date.now() - lastServed < RECHECK_AFTER_MS) return undefined;
+      if (performance.now() - lastServed < RECHECK_AFTER_MS) return undefined;
       const seen = await look().catch(() => undefined); // a probe that fails to run is no reason to hold
-      if (seen?.serving === true) lastServed = Date.now();
+      if (seen?.serving === true) lastServed = performance.now();
       return seen;
     },
     served() {
-      lastServed = Date.now();
+      lastServed = performance.now();
     },
     doubt() {
-      lastServed = 0;
+      lastServed = Number.NEGATIVE_INFINITY;
     },
     close() {
       closed.abort();

@@ -124,6 +124,27 @@ describe('one route\'s wait', () => {
     expect(reports.map((r) => r.outcome)).toEqual(['job ended']);
   });
 
+  it('a wall clock set forward an hour does not end the wait: it counts the time it has waited, and says when it began', async () => {
+    let serving = false;
+    let calls = 0;
+    const look = (): Promise<ServerLook> => {
+      calls++;
+      return Promise.resolve(serving ? { serving: true, saw: 'serves m', servedId: 'm' } : { serving: false, saw: 'is down (refused)' });
+    };
+    const lives: Array<OutageLive | undefined> = [];
+    const outage = createRouteOutage('gpu', 60, look, { onLive: (l) => lives.push(l), onEnd: () => undefined });
+    const before = Date.now();
+    // Only the wall clock is faked: the probes run on real timers, as a laptop's do after its clock is corrected.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    onTestFinished(() => void vi.useRealTimers());
+    const waiting = outage.wait('is down (refused)', new AbortController().signal);
+    vi.setSystemTime(Date.now() + 3_600_000);
+    expect(await until(() => calls >= 1, 10_000, 20)).toBe(true); // a probe after the clock moved
+    serving = true;
+    expect(await waiting).toEqual({ kind: 'serving', servedId: 'm' });
+    expect(Date.parse(lives[0]!.since) - before).toBeLessThan(60_000);
+  });
+
   it('with failover: no move is asked before failover_after_s; then one at every probe until it moves, and the wait ends there, reported as moved', async () => {
     const looks = scripted([{ serving: false, saw: 'is down (refused)' }]);
     const reports: OutageReport[] = [];

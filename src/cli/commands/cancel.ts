@@ -23,10 +23,10 @@ import { withApp } from '../with-app.js';
 const STOP_WAIT_MS = 30_000;
 
 async function untilFinished(app: App, id: string, timeoutMs: number): Promise<JobRecord> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const record = await app.jobs.get(id);
-    if (FINISHED.has(record.status) || Date.now() > deadline) return record;
+    if (FINISHED.has(record.status) || performance.now() > deadline) return record;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

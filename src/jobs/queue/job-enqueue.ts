@@ -90,5 +90,5 @@ export async function enqueueJob(deps: EnqueueDeps, request: RunRequest): Promis
   const done = new Promise<JobRecord>((resolve) => {
     finish = resolve;
   });
-  return { queued: { record, paths, task: request.task, settings, request: effective, resumeSession, lastServedAt: Date.now(), done, finish }, seen };
+  return { queued: { record, paths, task: request.task, settings, request: effective, resumeSession, lastServedAt: performance.now(), done, finish }, seen };
 }

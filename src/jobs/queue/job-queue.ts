@@ -106,13 +106,13 @@ async function resolveQueued(seen: Observation, queue: readonly QueuedJob[], set
   for (const q of queue) {
     try {
       resolved.set(q, resolveModel(seen.config, seen.probes, { model: q.request.model ?? q.record.model.requested, endpoint: q.request.endpoint }));
-      q.lastServedAt = Date.now();
+      q.lastServedAt = performance.now();
     } catch (err) {
       // A queued job waits for its model at least as long as a running job waits out its server
       // (outage_wait_s): through an outage the running jobs survive, the queue keeps its places.
       const { queue_grace_s, outage_wait_s } = seen.config.defaults;
       const graceMs = Math.max(queue_grace_s, outage_wait_s) * 1000;
-      if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || Date.now() - q.lastServedAt >= graceMs)) {
+      if (isLocalAgentsError(err) && (err.code !== 'model_unavailable' || performance.now() - q.lastServedAt >= graceMs)) {
         await settle(q, { status: 'failed', error: err.forRecord, error_code: err.code });
       }
     }

@@ -17,7 +17,7 @@ export interface QueuedJob {
   readonly settings: JobSettings;
   readonly request: RunRequest;
   readonly resumeSession: string | undefined;
-  /** Last time some live endpoint served the model; the grace period counts from here. */
+  /** Last time (performance.now()) some live endpoint served the model; the grace period counts from here. */
   lastServedAt: number;
   /** What a router-mode server made it wait for, told afterwards (its record's endpoint reason says it once it runs). */
   routerWaited?: string | undefined;

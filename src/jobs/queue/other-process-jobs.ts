@@ -21,11 +21,11 @@ export interface OtherProcessDeps {
   readonly get: (id: string) => Promise<JobRecord>;
 }
 
-/** Re-reads the record until it has finished or `deadline` passes (a dead owner's reads `interrupted`). */
+/** Re-reads the record until it has finished or `deadline` (performance.now()) passes (a dead owner's reads `interrupted`). */
 export async function watchRecord(deps: OtherProcessDeps, id: string, deadline: number): Promise<JobRecord> {
   for (;;) {
     const record = await deps.get(id);
-    const left = deadline - Date.now();
+    const left = deadline - performance.now();
     if (FINISHED.has(record.status) || left <= 0) return record;
     await sleep(Math.min(RECORD_POLL_MS, left));
   }
@@ -35,7 +35,7 @@ export async function cancelElsewhere(deps: OtherProcessDeps, id: string): Promi
   let record = await deps.get(id);
   if (!FINISHED.has(record.status)) {
     await requestCancel(deps.stateDir, id);
-    record = await watchRecord(deps, id, Date.now() + CANCEL_ANSWER_MS);
+    record = await watchRecord(deps, id, performance.now() + CANCEL_ANSWER_MS);
     await withdrawCancel(deps.stateDir, id);
   }
   if (record.status === 'interrupted' && record.claude_pid !== undefined) {

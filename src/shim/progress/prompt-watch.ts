@@ -55,6 +55,7 @@ interface Server {
   readonly seats: Set<SeatState>;
   timer: NodeJS.Timeout | undefined;
   polling: boolean;
+  /** performance.now() before which /slots is not asked again. */
   offUntil: number;
 }
 
@@ -67,7 +68,7 @@ export function createPromptWatch(pools: UpstreamPools, options: PromptWatchOpti
 
   const schedule = (server: Server): void => {
     if (server.timer !== undefined || server.polling || !someoneReading(server)) return;
-    const wait = Math.max(options.intervalMs, server.offUntil - Date.now());
+    const wait = Math.max(options.intervalMs, server.offUntil - performance.now());
     server.timer = setTimeout(() => void poll(server), wait);
     server.timer.unref();
   };
@@ -84,7 +85,7 @@ export function createPromptWatch(pools: UpstreamPools, options: PromptWatchOpti
         limit: MAX_SLOTS_BODY,
       });
       const slots = answer.status === 200 ? busySlots(parseJson(answer.text)) : undefined;
-      if (slots === undefined) server.offUntil = Date.now() + options.offMs;
+      if (slots === undefined) server.offUntil = performance.now() + options.offMs;
       else {
         for (const { seat, slot } of tieSeats(slots, [...server.seats])) {
           seat.idTask = slot.idTask;
@@ -92,7 +93,7 @@ export function createPromptWatch(pools: UpstreamPools, options: PromptWatchOpti
         }
       }
     } catch {
-      server.offUntil = Date.now() + options.offMs; // unreachable, too slow, too big: progress is not worth pressing for
+      server.offUntil = performance.now() + options.offMs; // unreachable, too slow, too big: progress is not worth pressing for
     } finally {
       server.polling = false;
     }
