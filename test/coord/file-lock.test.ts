@@ -19,6 +19,17 @@ beforeEach(async () => {
 });
 afterEach(() => tmp.remove());
 
+/** A call that holds `lock` until end() is called; resolves once it holds it. */
+async function holdUntilEnded(lockPath: string): Promise<{ end: () => void; ended: Promise<void> }> {
+  let end: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (end = resolve));
+  let began: () => void = () => undefined;
+  const holding = new Promise<void>((resolve) => (began = resolve));
+  const ended = withFileLock(lockPath, () => (began(), held));
+  await holding;
+  return { end, ended };
+}
+
 describe('withFileLock', () => {
   it('never lets two holders overlap', async () => {
     let inside = 0;
@@ -61,37 +72,27 @@ describe('withFileLock', () => {
   it("gives up behind a call of its own process that holds the lock past timeoutMs, and the ones behind go in turn once it ends", async () => {
     // A hold that does not end (a filesystem that hangs under it): the calls behind it give its turn timeoutMs for
     // the file and as long again to hold it, not for ever; while turns keep coming, a long queue waits on (above).
-    let endHold: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (endHold = resolve));
-    let began: () => void = () => undefined;
-    const holding = new Promise<void>((resolve) => (began = resolve));
-    const stuck = withFileLock(lock, () => (began(), held));
-    await holding;
+    const stuck = await holdUntilEnded(lock);
     const behind = await Promise.allSettled([1, 2].map(() => withFileLock(lock, () => Promise.resolve('ran'), { timeoutMs: 100 })));
     expect(behind.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.value))).toEqual([
       `${lock}: still locked after 200 ms by a call of this process that has not finished`,
       `${lock}: still locked after 200 ms by a call of this process that has not finished`,
     ]);
-    endHold();
-    await stuck;
+    stuck.end();
+    await stuck.ended;
     await expect(withFileLock(lock, () => Promise.resolve('after'), { timeoutMs: 100 })).resolves.toBe('after');
     expect(await readdir(tmp.path)).toEqual([]);
   });
 
   it('a wall clock set forward a day while a call holds the lock does not make the calls behind it give up', async () => {
-    let endHold: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => (endHold = resolve));
-    let began: () => void = () => undefined;
-    const holding = new Promise<void>((resolve) => (began = resolve));
-    const first = withFileLock(lock, () => (began(), held));
-    await holding;
+    const first = await holdUntilEnded(lock);
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
       vi.setSystemTime(Date.now() + 86_400_000);
       const behind = withFileLock(lock, () => Promise.resolve('ran'), { timeoutMs: 5_000 });
       await new Promise<void>((resolve) => setTimeout(resolve, 50)); // long enough for a turn judged late to fail it
-      endHold();
-      await first;
+      first.end();
+      await first.ended;
       await expect(behind).resolves.toBe('ran');
     } finally {
       vi.useRealTimers();
