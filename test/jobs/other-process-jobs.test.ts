@@ -8,7 +8,7 @@ describe("another process's job", () => {
     const statuses: JobRecord['status'][] = ['running', 'running', 'succeeded'];
     let reads = 0;
     const get = (): Promise<JobRecord> => Promise.resolve({ id: 'j', status: statuses[Math.min(reads++, 2)] } as JobRecord);
-    const record = await watchRecord({ stateDir: '/nonexistent', log: createLogger('error', () => undefined), get }, 'j', Date.now() + 10_000);
+    const record = await watchRecord({ stateDir: '/nonexistent', log: createLogger('error', () => undefined), get }, 'j', 10_000);
     expect(record.status).toBe('succeeded');
     expect(reads).toBe(3);
   });
@@ -16,7 +16,7 @@ describe("another process's job", () => {
   it('is returned as it stands when the deadline passes first', async () => {
     let reads = 0;
     const get = (): Promise<JobRecord> => Promise.resolve({ id: 'j', status: 'running', n: ++reads } as unknown as JobRecord);
-    const record = await watchRecord({ stateDir: '/nonexistent', log: createLogger('error', () => undefined), get }, 'j', Date.now() + 300);
+    const record = await watchRecord({ stateDir: '/nonexistent', log: createLogger('error', () => undefined), get }, 'j', 300);
     expect(record.status).toBe('running');
     // Polled every 200 ms up to the deadline, not past it: the record of the last read, at most 3 reads (however slow the machine).
     expect((record as unknown as { n: number }).n).toBe(reads);

@@ -160,7 +160,7 @@ export function createJobManager(deps: JobManagerDeps): JobManager {
     },
     async wait(id, timeoutS) {
       const local = jobs.get(checkJobId(id));
-      if (local === undefined) return watchRecord(elsewhere, id, performance.now() + timeoutS * 1000);
+      if (local === undefined) return watchRecord(elsewhere, id, timeoutS * 1000);
       return waitLocal(local.queued.done, timeoutS, () => get(id));
     },
     async cancel(id, by) {

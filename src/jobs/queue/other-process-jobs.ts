@@ -21,8 +21,9 @@ export interface OtherProcessDeps {
   readonly get: (id: string) => Promise<JobRecord>;
 }
 
-/** Re-reads the record until it has finished or `deadline` (performance.now()) passes (a dead owner's reads `interrupted`). */
-export async function watchRecord(deps: OtherProcessDeps, id: string, deadline: number): Promise<JobRecord> {
+/** Re-reads the record until it has finished or `timeoutMs` has passed (a dead owner's reads `interrupted`). */
+export async function watchRecord(deps: OtherProcessDeps, id: string, timeoutMs: number): Promise<JobRecord> {
+  const deadline = performance.now() + timeoutMs;
   for (;;) {
     const record = await deps.get(id);
     const left = deadline - performance.now();
@@ -35,7 +36,7 @@ export async function cancelElsewhere(deps: OtherProcessDeps, id: string): Promi
   let record = await deps.get(id);
   if (!FINISHED.has(record.status)) {
     await requestCancel(deps.stateDir, id);
-    record = await watchRecord(deps, id, performance.now() + CANCEL_ANSWER_MS);
+    record = await watchRecord(deps, id, CANCEL_ANSWER_MS);
     await withdrawCancel(deps.stateDir, id);
   }
   if (record.status === 'interrupted' && record.claude_pid !== undefined) {
