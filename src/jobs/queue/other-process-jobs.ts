@@ -28,7 +28,10 @@ export async function watchRecord(deps: OtherProcessDeps, id: string, timeoutMs:
     const record = await deps.get(id);
     const left = deadline - performance.now();
     if (FINISHED.has(record.status) || left <= 0) return record;
-    await sleep(Math.min(RECORD_POLL_MS, left));
+    // The read after the last sleep is the last one: a timer may end a millisecond early on a busy machine.
+    const last = left <= RECORD_POLL_MS;
+    await sleep(last ? left : RECORD_POLL_MS);
+    if (last) return deps.get(id);
   }
 }
 
