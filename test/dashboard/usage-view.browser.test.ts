@@ -20,7 +20,11 @@ import { makeTestApp, openInChromium, type TestApp } from './dashboard-app.js';
 import { makeRecord, seedJob, sessionRequests } from './fixtures.js';
 
 const DOCS = resolve(import.meta.dirname, '..', '..', 'docs');
-const DAY = 86_400_000;
+/** Noon, `daysBack` local days before yesterday: a day's jobs, minutes apart, never straddle a midnight. */
+const noonOf = (daysBack: number): number => {
+  const now = new Date();
+  return new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1 - daysBack, 12).getTime();
+};
 
 describe('dashboard usage view in Chromium', () => {
   let t: TestApp;
@@ -37,7 +41,7 @@ describe('dashboard usage view in Chromium', () => {
       const n = 3 + (i % 9);
       const record = await seedJob(
         t.app.store,
-        makeRecord({ created: new Date(Date.now() - (i % 6) * DAY - i * 60_000), status: statuses[i % statuses.length], num_turns: n }),
+        makeRecord({ created: new Date(noonOf(i % 6) - i * 60_000), status: statuses[i % statuses.length], num_turns: n }),
         sessionRequests(n),
       );
       // What the calling Claude read and wrote about it, as the MCP layer records it.
