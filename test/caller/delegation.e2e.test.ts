@@ -1,6 +1,6 @@
 /**
  * What a delegation costs the caller, with the real Claude Code as the caller (print mode) and its model scripted
- * to follow the tools' defaults: a job of five paced turns (3 s each here; 30 s, 150 s in all, in
+ * to follow the tools' defaults: a job of five paced turns (1 s each here; 30 s, 150 s in all, in
  * test/real/long-delegation.real.test.ts) costs two caller turns (the call and its answer) and no wait_job or jobs call; two jobs started in one caller turn run at
  * the same time and the caller learns both without polling. The rig reports turns and bytes (test/caller/rig.ts).
  */
@@ -9,8 +9,8 @@ import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { printModeDelegation, report, slowJob } from './print-mode-delegation.js';
 import { callerCalls, la, startCallerRig, toolResultTexts, type CallerRig } from './rig.js';
 
-/** The parallel cases need only jobs that are running at once, not long ones: two turns of 3 s. */
-const PARALLEL_STEPS = [2, 3_000] as const;
+/** The parallel cases need only jobs that are running at once, not long ones: two turns of 1 s. */
+const PARALLEL_STEPS = [2, 1_000] as const;
 
 const overlap = (a: JobRecord, b: JobRecord): boolean =>
   Date.parse(a.started_at!) < Date.parse(b.finished_at!) && Date.parse(b.started_at!) < Date.parse(a.finished_at!);
@@ -22,8 +22,8 @@ describe('a delegation costs the caller two turns, however long the job runs', {
   }, 60_000);
   afterAll(async () => rig?.close());
 
-  it('print mode: a 15-s job, the call and its answer, no wait_job or jobs call; record and answer agree (150 s: test/real)', async () => {
-    await printModeDelegation(rig, 3_000);
+  it('print mode: a 5-s job, the call and its answer, no wait_job or jobs call; record and answer agree (150 s: test/real)', async () => {
+    await printModeDelegation(rig, 1_000);
   });
 
   it('two jobs started in one caller turn run at the same time; one answer brings both, no polling', async () => {

@@ -1,7 +1,7 @@
 /**
  * Print mode's delegation, at any pace: the real Claude Code caller runs run_agent with its defaults while the
  * job simulator paces five Bash turns of `stepMs`; the call and its answer are the caller's only two turns, and
- * the job's record and the caller's final answer agree. npm test runs it at 3 s a turn; the real suite at 30 s
+ * the job's record and the caller's final answer agree. npm test runs it at 1 s a turn; the real suite at 30 s
  * (a 150-s job, issue 37's figure), which holds a worker for three minutes.
  */
 import { expect } from 'vitest';

@@ -7,36 +7,36 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
 import type { JobRecord } from '../../src/jobs/record/job-record.js';
-import { startSimulator, type Simulator } from '../sim/index.js';
+import { startSimulator, type SimulatorOptions } from '../sim/index.js';
 import { ollamaError } from '../sim/ollama-stream.js';
 import { endpointYaml, ok, startInProcess, textOf, until, type InProcess } from '../reliability/in-process.js';
 import { MODEL_WORDS } from '../helpers/model-words.js';
 
-let sim: Simulator | undefined;
-let h: InProcess | undefined;
-afterEach(async () => {
-  await h?.close();
-  await sim?.close();
-  h = undefined;
-  sim = undefined;
-});
+/** A simulator and a localagents MCP server on it, both closed when the test that asked for them ends. */
+async function serverOn(options: SimulatorOptions, finished: (handler: OnTestFinishedHandler) => void, yaml: Parameters<typeof endpointYaml>[1] = {}) {
+  const sim = await startSimulator(options);
+  finished(() => sim.close());
+  const h = await startInProcess({ yaml: endpointYaml(sim.url, yaml) });
+  finished(() => h.close());
+  return h;
+}
 
 const PEG = 'The model produced output that does not match the expected peg-native format';
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
-const transcriptOf = (id: string): string => readFileSync(join(h!.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
+const transcriptOf = (h: InProcess, id: string): string => readFileSync(join(h.dirs.state, 'jobs', id, 'transcript.txt'), 'utf8');
 
-describe('live progress and backend errors of a running job', () => {
-  it('job_status shows the open request generating with a growing count, then the in-stream parser error in words', async () => {
-    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, script: [{ text: words(160), tokenDelayMs: 12, streamError: { message: PEG } }] });
-    h = await startInProcess({ yaml: endpointYaml(sim.url, { retries: 1 }) });
+// At once: each test waits on a paced simulator or a Claude Code session, and shares nothing with the others.
+describe.concurrent('live progress and backend errors of a running job', () => {
+  it('job_status shows the open request generating with a growing count, then the in-stream parser error in words', async ({ onTestFinished }) => {
+    const h = await serverOn({ flavor: 'llama.cpp', strictQwen: true, script: [{ text: words(160), tokenDelayMs: 12, streamError: { message: PEG } }] }, onTestFinished, { retries: 1 });
     const id = String(ok(await h.call('run_agent', { task: 'Write a long answer.', wait_s: 0 })).id);
 
     const counts: number[] = [];
     let text = '';
     await until(async () => {
-      const result = await h!.call('jobs', { job_id: id });
+      const result = await h.call('jobs', { job_id: id });
       const record = ok(result) as unknown as JobRecord;
       const open = record.in_flight?.[0];
       if (open?.phase === 'generating') {
@@ -66,14 +66,13 @@ describe('live progress and backend errors of a running job', () => {
     expect(status).toContain('last backend error');
   }, 150_000);
 
-  it('job_status shows how much of a long prompt llama.cpp has read so far, from its /slots', async () => {
-    sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.8, script: [{ text: 'Done.' }] });
-    h = await startInProcess({ yaml: endpointYaml(sim.url) });
+  it('job_status shows how much of a long prompt llama.cpp has read so far, from its /slots', async ({ onTestFinished }) => {
+    const h = await serverOn({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.8, script: [{ text: 'Done.' }] }, onTestFinished);
     const id = String(ok(await h.call('run_agent', { task: 'Say done.', wait_s: 0 })).id);
     const reads: number[] = [];
     let text = '';
     await until(async () => {
-      const result = await h!.call('jobs', { job_id: id });
+      const result = await h.call('jobs', { job_id: id });
       const record = ok(result) as unknown as JobRecord;
       const reading = record.in_flight?.find((r) => r.phase === 'reading the prompt' && r.prompt_read_tokens !== undefined);
       if (reading?.prompt_read_tokens !== undefined && reads.at(-1) !== reading.prompt_read_tokens) {
@@ -90,9 +89,8 @@ describe('live progress and backend errors of a running job', () => {
     expect(done.status).toBe('succeeded');
   }, 150_000);
 
-  it('a vLLM started without tool calling: the job fails at once, its error says which flags to restart vLLM with', async () => {
-    sim = await startSimulator({ flavor: 'vllm', vllmToolParser: false });
-    h = await startInProcess({ yaml: endpointYaml(sim.url, { extra: '    backend: vllm' }) });
+  it('a vLLM started without tool calling: the job fails at once, its error says which flags to restart vLLM with', async ({ onTestFinished }) => {
+    const h = await serverOn({ flavor: 'vllm', vllmToolParser: false }, onTestFinished, { extra: '    backend: vllm' });
     const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('failed');
@@ -102,9 +100,8 @@ describe('live progress and backend errors of a running job', () => {
     expect(done.backend_errors?.[0]?.message).toContain('tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
   }, 150_000);
 
-  it('an Ollama whose renderer refuses the conversation: the job fails at once, its error gives fixes Ollama has', async () => {
-    sim = await startSimulator({ flavor: 'ollama', script: [{ error: { status: 500, body: ollamaError(500, 'system message must be at the beginning') } }] });
-    h = await startInProcess({ yaml: endpointYaml(sim.url, { extra: '    backend: ollama' }) });
+  it('an Ollama whose renderer refuses the conversation: the job fails at once, its error gives fixes Ollama has', async ({ onTestFinished }) => {
+    const h = await serverOn({ flavor: 'ollama', script: [{ error: { status: 500, body: ollamaError(500, 'system message must be at the beginning') } }] }, onTestFinished, { extra: '    backend: ollama' });
     const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('failed');
@@ -113,11 +110,11 @@ describe('live progress and backend errors of a running job', () => {
     expect(done.error).toContain('Modelfile');
     // Not a word of llama.cpp's or vLLM's flags: Ollama has none of them.
     expect(done.error).not.toMatch(/--chat-template|--jinja/);
-    expect(transcriptOf(id)).not.toMatch(/--chat-template|--jinja/);
+    expect(transcriptOf(h, id)).not.toMatch(/--chat-template|--jinja/);
   }, 150_000);
 
-  it('flags an answer running far past the usual length, in job_status while it streams and in the transcript', async () => {
-    sim = await startSimulator({
+  it('flags an answer running far past the usual length, in job_status while it streams and in the transcript', async ({ onTestFinished }) => {
+    const h = await serverOn({
       flavor: 'llama.cpp',
       strictQwen: true,
       script: [
@@ -126,12 +123,11 @@ describe('live progress and backend errors of a running job', () => {
         { text: words(2600), tokenDelayMs: 1 },
         { text: 'Done.' },
       ],
-    });
-    h = await startInProcess({ yaml: endpointYaml(sim.url) });
+    }, onTestFinished);
     const id = String(ok(await h.call('run_agent', { task: 'Run a no-op, then explain.', wait_s: 0 })).id);
     const flags = new Map<string, string>();
     await until(async () => {
-      const record = ok(await h!.call('jobs', { job_id: id })) as unknown as JobRecord;
+      const record = ok(await h.call('jobs', { job_id: id })) as unknown as JobRecord;
       for (const r of record.in_flight ?? []) for (const f of r.flags) flags.set(f.kind, f.message);
       return flags.has('runaway') || record.status !== 'running';
     }, 60_000, 100);
@@ -140,7 +136,7 @@ describe('live progress and backend errors of a running job', () => {
 
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('succeeded');
-    const transcript = transcriptOf(id);
+    const transcript = transcriptOf(h, id);
     expect(transcript).toMatch(/request 2: possible runaway: [\d,]+ output tokens with no tool call, over 4× the longest earlier turn of this job/);
     // The flags are shown to people too (run, log -f, the dashboard): no MCP tool names.
     const flagLines = transcript.split('\n').filter((l) => /possible runaway|no byte from the server/.test(l));

@@ -6,26 +6,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
 import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
 import { endpointYaml, ok, processAlive, readRecord, requestLines, startInProcess, until, type InProcess } from './in-process.js';
-
-let sim: Simulator | undefined;
-let h: InProcess | undefined;
-afterEach(async () => {
-  await h?.close();
-  await sim?.close();
-  h = undefined;
-  sim = undefined;
-});
 
 /**
  * `outage_wait_s: 0`: these cases show what Claude Code's own retries do with a fault the shim hands on
  * at once; the default wait that holds requests through an outage is test/reliability/server-outage.test.ts.
+ * Both are closed when the test that asked for them ends (`finished`: its onTestFinished).
  */
-async function setup(retries: number, opts: { noOutageWait?: boolean } = {}): Promise<{ sim: Simulator; h: InProcess }> {
-  sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
-  h = await startInProcess({ yaml: endpointYaml(sim.url, { retries, defaults: opts.noOutageWait === true ? '  outage_wait_s: 0' : undefined }) });
+async function setup(retries: number, finished: (handler: OnTestFinishedHandler) => void, opts: { noOutageWait?: boolean } = {}): Promise<{ sim: Simulator; h: InProcess }> {
+  const sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
+  finished(() => sim.close());
+  const h = await startInProcess({ yaml: endpointYaml(sim.url, { retries, defaults: opts.noOutageWait === true ? '  outage_wait_s: 0' : undefined }) });
+  finished(() => h.close());
   return { sim, h };
 }
 
@@ -36,9 +30,10 @@ const transcriptOf = (h: InProcess, id: string): string => readFileSync(join(h.d
 
 const toolTurn: Turn = { toolUse: { name: 'Bash', input: { command: 'true', description: 'no-op' } } };
 
-describe('backend faults during a job', () => {
-  it('connection dropped mid-stream: Claude Code retries the stream, the job completes, requests.jsonl records the cut', async () => {
-    const { sim, h } = await setup(3);
+// At once: each test waits out Claude Code's backoff or a timeout on a simulator of its own.
+describe.concurrent('backend faults during a job', () => {
+  it('connection dropped mid-stream: Claude Code retries the stream, the job completes, requests.jsonl records the cut', async ({ onTestFinished }) => {
+    const { sim, h } = await setup(3, onTestFinished);
     let cuts = 0;
     sim.setScript(() => (cuts++ === 0 ? { text: 'This answer is cut short by the backend.', cutAfterEvents: 3 } : { text: 'Answered after the retry.' }));
     const record = ok(await h.call('run_agent', { task: 'Say something.', wait_s: 60 }));
@@ -54,8 +49,8 @@ describe('backend faults during a job', () => {
     expect(transcriptOf(h, String(record.id))).toMatch(/backend error: HTTP none \(unknown\), retry 1\/3/);
   });
 
-  it('503 Loading model mid-job (outage_wait_s: 0): the job waits through Claude Code\'s backoff and completes; the shim adds no retries of its own', async () => {
-    const { sim, h } = await setup(6, { noOutageWait: true });
+  it('503 Loading model mid-job (outage_wait_s: 0): the job waits through Claude Code\'s backoff and completes; the shim adds no retries of its own', async ({ onTestFinished }) => {
+    const { sim, h } = await setup(6, onTestFinished, { noOutageWait: true });
     sim.setScript((req) => {
       // The server restarts into its loading phase right after this answer (checked before the next request's script).
       if (req.assistantTurns === 0) sim.setLoading(600_000);
@@ -75,8 +70,8 @@ describe('backend faults during a job', () => {
     expect(transcript).toContain('The server is still loading its model');
   });
 
-  it('backend killed and restarted on the same port mid-job (outage_wait_s: 0): the job completes', async () => {
-    const { sim, h } = await setup(6, { noOutageWait: true });
+  it('backend killed and restarted on the same port mid-job (outage_wait_s: 0): the job completes', async ({ onTestFinished }) => {
+    const { sim, h } = await setup(6, onTestFinished, { noOutageWait: true });
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'Done after the restart.', delayMs: 500 }));
     const started = ok(await h.call('run_agent', { wait_s: 0, task: 'Run true, then say done.' }));
     const id = String(started.id);
@@ -90,8 +85,8 @@ describe('backend faults during a job', () => {
     expect(transcriptOf(h, id)).toMatch(/backend error on request \d+: the server could not be reached: Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
   });
 
-  it('backend killed and never restarted (outage_wait_s: 0): the job fails with a message naming the endpoint, within its retries', async () => {
-    const { sim, h } = await setup(2, { noOutageWait: true });
+  it('backend killed and never restarted (outage_wait_s: 0): the job fails with a message naming the endpoint, within its retries', async ({ onTestFinished }) => {
+    const { sim, h } = await setup(2, onTestFinished, { noOutageWait: true });
     sim.setScript((req) => (req.assistantTurns === 0 ? toolTurn : { text: 'never', delayMs: 60_000 }));
     const started = ok(await h.call('run_agent', { wait_s: 0, task: 'Run true, then say done.', timeout_s: 120 }));
     expect(await until(() => messagesOf(sim).length >= 2, 30_000)).toBe(true);
@@ -102,8 +97,8 @@ describe('backend faults during a job', () => {
     expect(String(record.error)).toMatch(/^The server could not be reached at all\. .* — API Error: 503 Cannot reach the model server 'gpu': host is up, nothing listens on 127\.0\.0\.1:\d+/);
   });
 
-  it('backend accepts and never answers: the job ends as timeout at timeout_s, its Claude Code process gone, the slot released', async () => {
-    const { sim, h } = await setup(3);
+  it('backend accepts and never answers: the job ends as timeout at timeout_s, its Claude Code process gone, the slot released', async ({ onTestFinished }) => {
+    const { sim, h } = await setup(3, onTestFinished);
     sim.setScript([{ hangBeforeHeaders: true }]);
     const record = ok(await h.call('run_agent', { task: 'Say hi.', timeout_s: 3, wait_s: 30 }));
     expect(record).toMatchObject({ status: 'timeout', error: 'stopped after timeout_s=3 s' });

@@ -6,24 +6,22 @@
  * holds a slot (which slot is ours cannot be told) or when /slots is off, and
  * an off /slots is not asked again for every request.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { RequestProgress, RequestProgressSnapshot } from '../../src/shim/progress/request-progress.js';
 import { createShimServer } from '../../src/shim/server.js';
 import { until } from '../helpers/processes.js';
 import { startSimulator, type SimulatorOptions } from '../sim/index.js';
-import { cleanupsAfterEach } from '../helpers/cleanups.js';
-
-const cleanups = cleanupsAfterEach();
 
 /** About 10,000 prompt tokens as the simulator counts them (four characters a token). */
 const LONG_PROMPT = 'lorem ipsum '.repeat(3400);
 
-async function route(options: Partial<SimulatorOptions>) {
+/** `finished`: the test's own onTestFinished, so tests that run at once each close only what they started. */
+async function route(options: Partial<SimulatorOptions>, finished: (handler: OnTestFinishedHandler) => void) {
   const sim = await startSimulator({ flavor: 'llama.cpp', script: () => ({ text: 'Done.' }), prefillMsPerToken: 0.5, ...options });
-  cleanups.push(() => sim.close());
+  finished(() => sim.close());
   const shim = createShimServer(silentLogger);
-  cleanups.push(() => shim.close());
+  finished(() => shim.close());
   const progress: RequestProgress[] = [];
   const open = await shim.open({
     jobId: 'j',
@@ -52,9 +50,10 @@ async function untilGenerating(progress: RequestProgress[]): Promise<RequestProg
 
 const slotsReads = (sim: { requests: ReadonlyArray<{ method: string; path: string }> }): number => sim.requests.filter((r) => r.method === 'GET' && r.path === '/slots').length;
 
-describe('prompt progress from llama.cpp /slots', () => {
-  it('counts the prompt as the server reads it, then gives way to the real numbers', async () => {
-    const { sim, progress, post } = await route({});
+// At once: each test waits seconds for a simulated prompt read and uses little CPU meanwhile.
+describe.concurrent('prompt progress from llama.cpp /slots', () => {
+  it('counts the prompt as the server reads it, then gives way to the real numbers', async ({ onTestFinished }) => {
+    const { sim, progress, post } = await route({}, onTestFinished);
     const answer = post();
     const seen = await untilGenerating(progress);
     await answer;
@@ -70,8 +69,8 @@ describe('prompt progress from llama.cpp /slots', () => {
     expect(last?.promptTokens).toBe(promptTokens);
   }, 60_000);
 
-  it('says nothing while another client\'s request holds a slot: which slot is ours cannot be told', async () => {
-    const { sim, progress, post } = await route({ slots: 2 });
+  it('says nothing while another client\'s request holds a slot: which slot is ours cannot be told', async ({ onTestFinished }) => {
+    const { sim, progress, post } = await route({ slots: 2 }, onTestFinished);
     // Another client, straight to the server, reading a long prompt of its own the whole time.
     sim.setScript((req) => (req.lastUserText === 'other client' ? { text: 'x', delayMs: 20_000 } : { text: 'Done.' }));
     const other = new AbortController();
@@ -95,8 +94,8 @@ describe('prompt progress from llama.cpp /slots', () => {
     expect(seen.map((s) => s.promptRead).filter((r) => r !== undefined)).toEqual([]);
   }, 60_000);
 
-  it('with /slots off says nothing, and does not ask again for the next request', async () => {
-    const { sim, progress, post } = await route({ slotsEndpoint: false });
+  it('with /slots off says nothing, and does not ask again for the next request', async ({ onTestFinished }) => {
+    const { sim, progress, post } = await route({ slotsEndpoint: false }, onTestFinished);
     const first = post();
     const seen = await untilGenerating(progress);
     await first;
