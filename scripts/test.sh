@@ -12,10 +12,11 @@ nice -n 19 npm run -s lint >"$logs/lint" 2>&1 &
 lint=$!
 nice -n 19 npm run -s typecheck >"$logs/typecheck" 2>&1 &
 types=$!
-# Interrupted, the checks end with the suite (background jobs of a script ignore Ctrl-C).
-trap 'kill "$lint" "$types" 2>/dev/null; rm -rf "$logs"' EXIT
+# Interrupted, the checks still running end with the suite (background jobs of a script ignore Ctrl-C); `jobs -p`
+# names only those, never a PID bash has already reaped.
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$logs"' EXIT
 
-vitest run "$@"
+node_modules/.bin/vitest run "$@"
 tests=$?
 
 # Waits for a check; prints its output only if it failed.
