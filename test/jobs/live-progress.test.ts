@@ -7,21 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/jobs/record/job-record.js';
-import { startSimulator, type SimulatorOptions } from '../sim/index.js';
 import { ollamaError } from '../sim/ollama-stream.js';
-import { endpointYaml, ok, startInProcess, textOf, until, type InProcess } from '../reliability/in-process.js';
+import { ok, serverOnSimulator, textOf, until, type InProcess } from '../reliability/in-process.js';
 import { MODEL_WORDS } from '../helpers/model-words.js';
-
-/** A simulator and a localagents MCP server on it, both closed when the test that asked for them ends. */
-async function serverOn(options: SimulatorOptions, finished: (handler: OnTestFinishedHandler) => void, yaml: Parameters<typeof endpointYaml>[1] = {}) {
-  const sim = await startSimulator(options);
-  finished(() => sim.close());
-  const h = await startInProcess({ yaml: endpointYaml(sim.url, yaml) });
-  finished(() => h.close());
-  return h;
-}
 
 const PEG = 'The model produced output that does not match the expected peg-native format';
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
@@ -30,7 +20,7 @@ const transcriptOf = (h: InProcess, id: string): string => readFileSync(join(h.d
 // At once: each test waits on a paced simulator or a Claude Code session, and shares nothing with the others.
 describe.concurrent('live progress and backend errors of a running job', () => {
   it('job_status shows the open request generating with a growing count, then the in-stream parser error in words', async ({ onTestFinished }) => {
-    const h = await serverOn({ flavor: 'llama.cpp', strictQwen: true, script: [{ text: words(160), tokenDelayMs: 12, streamError: { message: PEG } }] }, onTestFinished, { retries: 1 });
+    const { h } = await serverOnSimulator({ flavor: 'llama.cpp', strictQwen: true, script: [{ text: words(160), tokenDelayMs: 12, streamError: { message: PEG } }] }, onTestFinished, { retries: 1 });
     const id = String(ok(await h.call('run_agent', { task: 'Write a long answer.', wait_s: 0 })).id);
 
     const counts: number[] = [];
@@ -67,7 +57,7 @@ describe.concurrent('live progress and backend errors of a running job', () => {
   }, 150_000);
 
   it('job_status shows how much of a long prompt llama.cpp has read so far, from its /slots', async ({ onTestFinished }) => {
-    const h = await serverOn({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.8, script: [{ text: 'Done.' }] }, onTestFinished);
+    const { h } = await serverOnSimulator({ flavor: 'llama.cpp', strictQwen: true, prefillMsPerToken: 0.8, script: [{ text: 'Done.' }] }, onTestFinished);
     const id = String(ok(await h.call('run_agent', { task: 'Say done.', wait_s: 0 })).id);
     const reads: number[] = [];
     let text = '';
@@ -90,7 +80,7 @@ describe.concurrent('live progress and backend errors of a running job', () => {
   }, 150_000);
 
   it('a vLLM started without tool calling: the job fails at once, its error says which flags to restart vLLM with', async ({ onTestFinished }) => {
-    const h = await serverOn({ flavor: 'vllm', vllmToolParser: false }, onTestFinished, { extra: '    backend: vllm' });
+    const { h } = await serverOnSimulator({ flavor: 'vllm', vllmToolParser: false }, onTestFinished, { extra: '    backend: vllm' });
     const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('failed');
@@ -101,7 +91,7 @@ describe.concurrent('live progress and backend errors of a running job', () => {
   }, 150_000);
 
   it('an Ollama whose renderer refuses the conversation: the job fails at once, its error gives fixes Ollama has', async ({ onTestFinished }) => {
-    const h = await serverOn({ flavor: 'ollama', script: [{ error: { status: 500, body: ollamaError(500, 'system message must be at the beginning') } }] }, onTestFinished, { extra: '    backend: ollama' });
+    const { h } = await serverOnSimulator({ flavor: 'ollama', script: [{ error: { status: 500, body: ollamaError(500, 'system message must be at the beginning') } }] }, onTestFinished, { extra: '    backend: ollama' });
     const id = String(ok(await h.call('run_agent', { task: 'Say hello.', wait_s: 0 })).id);
     const done = ok(await h.call('wait_job', { job_id: id, timeout_s: 110 })) as unknown as JobRecord;
     expect(done.status).toBe('failed');
@@ -114,7 +104,7 @@ describe.concurrent('live progress and backend errors of a running job', () => {
   }, 150_000);
 
   it('flags an answer running far past the usual length, in job_status while it streams and in the transcript', async ({ onTestFinished }) => {
-    const h = await serverOn({
+    const { h } = await serverOnSimulator({
       flavor: 'llama.cpp',
       strictQwen: true,
       script: [

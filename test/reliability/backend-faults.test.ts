@@ -7,20 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, type OnTestFinishedHandler } from 'vitest';
-import { startSimulator, type Simulator, type Turn } from '../sim/index.js';
-import { endpointYaml, ok, processAlive, readRecord, requestLines, startInProcess, until, type InProcess } from './in-process.js';
+import type { Simulator, Turn } from '../sim/index.js';
+import { ok, processAlive, readRecord, requestLines, serverOnSimulator, until, type InProcess } from './in-process.js';
 
 /**
  * `outage_wait_s: 0`: these cases show what Claude Code's own retries do with a fault the shim hands on
  * at once; the default wait that holds requests through an outage is test/reliability/server-outage.test.ts.
- * Both are closed when the test that asked for them ends (`finished`: its onTestFinished).
  */
-async function setup(retries: number, finished: (handler: OnTestFinishedHandler) => void, opts: { noOutageWait?: boolean } = {}): Promise<{ sim: Simulator; h: InProcess }> {
-  const sim = await startSimulator({ flavor: 'llama.cpp', strictQwen: true });
-  finished(() => sim.close());
-  const h = await startInProcess({ yaml: endpointYaml(sim.url, { retries, defaults: opts.noOutageWait === true ? '  outage_wait_s: 0' : undefined }) });
-  finished(() => h.close());
-  return { sim, h };
+function setup(retries: number, finished: (handler: OnTestFinishedHandler) => void, opts: { noOutageWait?: boolean } = {}): Promise<{ sim: Simulator; h: InProcess }> {
+  return serverOnSimulator({ flavor: 'llama.cpp', strictQwen: true }, finished, { retries, defaults: opts.noOutageWait === true ? '  outage_wait_s: 0' : undefined });
 }
 
 const messagesOf = (s: Simulator): Array<{ status: number | undefined; stream: boolean }> =>

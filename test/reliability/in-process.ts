@@ -16,7 +16,9 @@ import type { JobRecord } from '../../src/jobs/record/job-record.js';
 import { createLogger } from '../../src/log.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { ERROR_META_KEY, type ToolErrorMeta } from '../../src/mcp/tool-result.js';
+import type { OnTestFinishedHandler } from 'vitest';
 import { makeRepo } from '../helpers/git-repo.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../sim/index.js';
 
 export interface Dirs {
   readonly root: string;
@@ -100,6 +102,22 @@ export async function startInProcess(options: StartOptions): Promise<InProcess> 
       await app.close();
     },
   };
+}
+
+/**
+ * A simulator and a localagents MCP server on it, both closed when the test that asked for them ends (`finished`:
+ * that test's own onTestFinished, so tests that run at once each close only what they started).
+ */
+export async function serverOnSimulator(
+  simulator: SimulatorOptions,
+  finished: (handler: OnTestFinishedHandler) => void,
+  yaml: Parameters<typeof endpointYaml>[1] = {},
+): Promise<{ sim: Simulator; h: InProcess }> {
+  const sim = await startSimulator(simulator);
+  finished(() => sim.close());
+  const h = await startInProcess({ yaml: endpointYaml(sim.url, yaml) });
+  finished(() => h.close());
+  return { sim, h };
 }
 
 /** structuredContent of a result, failing loudly on an error result. */
