@@ -2,7 +2,7 @@
 # `npm test`: build, then the vitest suite with lint and type-check beside it instead of before it. The suite's
 # workers spend a third of their time waiting on Claude Code sessions and paced simulators (about 1.3 of 2 cores
 # busy); the checks' ~100 s of CPU run in that gap, at the lowest priority so the suite's own processes never wait
-# for them (BENCHMARKS.md, "npm test"). The checks print after the suite, and any of the three failing fails the
+# for them (BENCHMARKS.md part 11). The checks print after the suite, and any of the three failing fails the
 # command. Arguments go to vitest.
 set -u
 cd "$(dirname "$0")/.."
